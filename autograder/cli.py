@@ -1,0 +1,45 @@
+"""Thin command line over the autograder API: one sub-command per module.
+
+Each command module exposes ``add_arguments(parser)`` and ``run(args) -> int``;
+registering a command is one line in ``COMMANDS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# name -> (module, one-line help); the module's docstring is the command's --help text.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "sync-solutions": (
+        "autograder.sync",
+        "copy the reference in solutions/ into the source notebook's solution cells",
+    ),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every registered sub-command."""
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder",
+        description="Tools for the H2 attention assignment (instructor and TA side).",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, (module_name, help_text) in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        command = sub.add_parser(name, help=help_text, description=module.__doc__)
+        module.add_arguments(command)
+        command.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` and run the chosen command; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    return int(args._module.run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

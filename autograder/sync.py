@@ -1,0 +1,103 @@
+"""Copy the reference solution into the source notebook (instructors).
+
+`solutions/` is the single source of truth. The source notebook holds a copy
+of each reference function in the solution cell whose ``grade_id`` is the
+function's name, and a copy of ``solutions/evidence.py`` in the locked
+``evidence_helper`` cell. This command rewrites those cells from
+`solutions/`; ``--check`` only reports drift (exit 1), which is what the
+test suite does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+from pathlib import Path
+
+import nbformat
+
+import solutions
+from solutions import attention, evidence
+
+REPO = Path(__file__).resolve().parent.parent
+SOURCE_NOTEBOOK = REPO / "source" / "h2_attention" / "h2_attention.ipynb"
+EVIDENCE_CELL_ID = "evidence_helper"
+EVIDENCE_CELL_HEADER = (
+    "# Locked helper (do not edit): builds attention_evidence.json from YOUR functions above.\n"
+    "# It runs them on the lecture's hand example and on inputs derived from your student id.\n"
+)
+
+
+def solution_cell_source(name: str) -> str:
+    """The exact text the solution cell ``name`` must hold: the reference function."""
+    return inspect.getsource(getattr(attention, name)).rstrip() + "\n"
+
+
+def evidence_cell_source() -> str:
+    """The exact text of the locked evidence cell: solutions/evidence.py minus its
+    module docstring and ``__future__`` import (a notebook cell needs neither)."""
+    text = inspect.getsource(evidence)
+    body = text.split('"""', 2)[2].replace("from __future__ import annotations\n", "")
+    return EVIDENCE_CELL_HEADER + body.strip() + "\n"
+
+
+def expected_sources() -> dict[str, str]:
+    """grade_id -> the source text that cell must have."""
+    wanted = {name: solution_cell_source(name) for name in solutions.__all__}
+    wanted[EVIDENCE_CELL_ID] = evidence_cell_source()
+    return wanted
+
+
+def grade_id(cell: nbformat.NotebookNode) -> str | None:
+    """The cell's nbgrader ``grade_id``, or None for a plain cell."""
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def drift(notebook: nbformat.NotebookNode) -> list[str]:
+    """Human-readable list of cells that differ from the reference (empty = in sync)."""
+    wanted = expected_sources()
+    found = {grade_id(cell): cell for cell in notebook.cells if grade_id(cell)}
+    problems = [f"missing cell {gid!r}" for gid in wanted if gid not in found]
+    problems += [
+        f"cell {gid!r} differs from solutions/ (run: python -m autograder sync-solutions)"
+        for gid, text in wanted.items()
+        if gid in found and found[gid].source.rstrip() + "\n" != text
+    ]
+    return problems
+
+
+def sync(notebook: nbformat.NotebookNode) -> list[str]:
+    """Rewrite the reference cells in place; returns the grade_ids that changed."""
+    wanted = expected_sources()
+    changed = []
+    for cell in notebook.cells:
+        gid = grade_id(cell)
+        if gid in wanted and cell.source.rstrip() + "\n" != wanted[gid]:
+            cell.source = wanted[gid].rstrip("\n")
+            changed.append(gid)
+    return changed
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--notebook", type=Path, default=SOURCE_NOTEBOOK,
+                        help="source notebook to update (default: %(default)s)")
+    parser.add_argument("--check", action="store_true",
+                        help="only report drift; exit 1 if any cell differs")
+
+
+def run(args: argparse.Namespace) -> int:
+    notebook = nbformat.read(args.notebook, as_version=4)
+    if args.check:
+        problems = drift(notebook)
+        for line in problems:
+            print(line)
+        print("in sync" if not problems else f"{len(problems)} cell(s) out of sync")
+        return 1 if problems else 0
+    changed = sync(notebook)
+    missing = [p for p in drift(notebook) if p.startswith("missing")]
+    if changed:
+        nbformat.write(notebook, args.notebook)
+    print(f"updated {len(changed)} cell(s): {', '.join(changed) or 'none'}")
+    for line in missing:
+        print(line)
+    return 1 if missing else 0

@@ -1,0 +1,261 @@
+"""Reference solution for the H2 attention assignment: the single source of truth.
+
+Every public function here is also a solution cell of the source notebook
+(`source/h2_attention/h2_attention.ipynb`, `grade_id` = function name). A test
+compares the two syntax trees, so edit here first and run
+`python -m autograder sync-solutions` to copy the change into the notebook.
+
+Each function is self-contained (imports included) because it is pasted into a
+notebook cell on its own. Conventions, the same everywhere:
+
+* rows are queries (destinations), columns are keys (sources);
+* a Boolean mask says True = "this query may attend to this key", like
+  ``torch.nn.functional.scaled_dot_product_attention`` (and unlike
+  ``torch.nn.MultiheadAttention``, where True means blocked);
+* leading dimensions (batch, heads) broadcast; inputs are never modified.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = [
+    "attention_scores",
+    "additive_scores",
+    "stable_softmax",
+    "causal_mask",
+    "padding_mask",
+    "combine_masks",
+    "attention_context",
+    "scaled_dot_product_attention",
+    "torch_sdpa",
+    "value_intervention",
+    "score_entry_count",
+]
+
+
+def attention_scores(Q, K, scale=None):
+    """Scaled dot-product scores ``S = scale * Q @ K^T`` of shape ``(..., n_q, n_k)``.
+
+    Q has shape ``(..., n_q, d_k)`` and K ``(..., n_k, d_k)``; leading
+    (batch/head) dimensions broadcast. ``scale=None`` means ``1 / sqrt(d_k)``,
+    which keeps the scores' spread independent of the key width.
+    """
+    ### BEGIN SOLUTION
+    Q = np.asarray(Q)
+    K = np.asarray(K)
+    if Q.ndim < 2 or K.ndim < 2:
+        raise ValueError("Q and K need at least 2 dimensions: (..., n, d_k)")
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(f"Q has d_k={Q.shape[-1]} but K has d_k={K.shape[-1]}")
+    if not np.issubdtype(Q.dtype, np.floating):
+        Q = Q.astype(np.float64)
+    if not np.issubdtype(K.dtype, np.floating):
+        K = K.astype(np.float64)
+    if scale is None:
+        scale = 1.0 / math.sqrt(Q.shape[-1])
+    # swapaxes, not K.T: .T would also reverse the batch/head axes.
+    return (Q @ np.swapaxes(K, -1, -2)) * scale
+    ### END SOLUTION
+
+
+def additive_scores(Q, K, W_q, W_k, w_v):
+    """Additive (Bahdanau) scores ``s_ij = w_v . tanh(q_i W_q + k_j W_k)``.
+
+    Q: ``(..., n_q, d_q)``, K: ``(..., n_k, d_k)``, W_q: ``(d_q, h)``,
+    W_k: ``(d_k, h)``, w_v: ``(h,)``. Returns ``(..., n_q, n_k)``.
+    """
+    ### BEGIN SOLUTION
+    Q, K, W_q, W_k, w_v = (np.asarray(x) for x in (Q, K, W_q, W_k, w_v))
+    if w_v.ndim != 1 or W_q.shape[-1] != w_v.shape[0] or W_k.shape[-1] != w_v.shape[0]:
+        raise ValueError("W_q, W_k must be (d, h) and w_v must be (h,) with the same h")
+    q_proj = Q @ W_q  # (..., n_q, h)
+    k_proj = K @ W_k  # (..., n_k, h)
+    # Every query meets every key: (..., n_q, 1, h) + (..., 1, n_k, h).
+    hidden = np.tanh(q_proj[..., :, None, :] + k_proj[..., None, :, :])
+    return hidden @ w_v
+    ### END SOLUTION
+
+
+def stable_softmax(scores, mask=None, temperature=1.0):
+    """Row-wise softmax over the last axis, safe for scores of any magnitude.
+
+    ``mask`` is Boolean and broadcastable to ``scores``; True = may attend.
+    Blocked entries and ``-inf`` scores get weight exactly 0.0. The row
+    maximum over *permitted* entries is subtracted before ``exp``, so scores
+    like ``[1000, 1001, 1002]`` do not overflow. ``temperature`` (> 0)
+    divides the scores: below 1 sharpens, above 1 flattens. A row with no
+    permitted finite score has no softmax: it raises ``ValueError`` naming
+    the row instead of returning NaN. The inputs are not modified.
+    """
+    ### BEGIN SOLUTION
+    scores = np.asarray(scores)
+    if not np.issubdtype(scores.dtype, np.floating):
+        scores = scores.astype(np.float64)
+    if not (np.isscalar(temperature) and np.isfinite(temperature) and temperature > 0):
+        raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
+    allowed = ~np.isneginf(scores)
+    if mask is not None:
+        mask = np.asarray(mask)
+        if mask.dtype != np.bool_:
+            raise TypeError(f"mask must be Boolean (True = may attend), got dtype {mask.dtype}")
+        allowed = allowed & mask
+    scores, allowed = np.broadcast_arrays(scores, allowed)
+    if np.any(allowed & ~np.isfinite(scores)):
+        raise ValueError("permitted scores must be finite or -inf (found NaN or +inf)")
+    empty_rows = ~allowed.any(axis=-1)
+    if empty_rows.any():
+        row = tuple(int(i) for i in np.argwhere(empty_rows)[0])
+        raise ValueError(
+            f"row {row[0] if len(row) == 1 else row} has no permitted key (every entry is masked or -inf); "
+            "softmax is undefined there"
+        )
+    safe = np.where(allowed, scores, -np.inf)
+    row_max = safe.max(axis=-1, keepdims=True)
+    # Shift first (every permitted entry becomes <= 0), then apply temperature.
+    exps = np.exp((safe - row_max) / temperature)
+    return exps / exps.sum(axis=-1, keepdims=True)
+    ### END SOLUTION
+
+
+def causal_mask(n_q, n_k=None):
+    """Boolean ``(n_q, n_k)`` mask: query i may attend to key j iff ``j <= i``.
+
+    Top-left aligned like ``is_causal=True`` in PyTorch; the diagonal is
+    allowed (a token sees itself). ``n_k=None`` means a square mask.
+    """
+    ### BEGIN SOLUTION
+    if n_k is None:
+        n_k = n_q
+    if int(n_q) != n_q or int(n_k) != n_k or n_q < 0 or n_k < 0:
+        raise ValueError(f"n_q and n_k must be non-negative integers, got {n_q!r}, {n_k!r}")
+    return np.tril(np.ones((int(n_q), int(n_k)), dtype=bool))
+    ### END SOLUTION
+
+
+def padding_mask(lengths, n_k):
+    """Boolean ``(B, n_k)`` key-padding mask: True where ``position < length``.
+
+    ``lengths[b]`` is the number of real (non-filler) keys in sequence b.
+    Lengths outside ``[0, n_k]`` raise ``ValueError``.
+    """
+    ### BEGIN SOLUTION
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1 or not np.issubdtype(lengths.dtype, np.integer):
+        raise ValueError("lengths must be a 1-D sequence of integers")
+    if np.any(lengths < 0) or np.any(lengths > n_k):
+        raise ValueError(f"every length must lie in [0, {n_k}], got {lengths.tolist()}")
+    return np.arange(n_k)[None, :] < lengths[:, None]
+    ### END SOLUTION
+
+
+def combine_masks(causal, key_padding):
+    """Intersect a causal ``(n_q, n_k)`` mask with a key-padding ``(B, n_k)`` mask.
+
+    The padding mask says which *keys* are real, so it is broadcast along the
+    query axis. Returns ``(B, n_q, n_k)``.
+    """
+    ### BEGIN SOLUTION
+    causal = np.asarray(causal, dtype=bool)
+    key_padding = np.asarray(key_padding, dtype=bool)
+    if causal.ndim != 2 or key_padding.ndim != 2:
+        raise ValueError("causal must be (n_q, n_k) and key_padding must be (B, n_k)")
+    if causal.shape[1] != key_padding.shape[1]:
+        raise ValueError(
+            f"causal has n_k={causal.shape[1]} but key_padding has n_k={key_padding.shape[1]}"
+        )
+    return causal[None, :, :] & key_padding[:, None, :]
+    ### END SOLUTION
+
+
+def attention_context(weights, V):
+    """Context ``weights @ V``: each query's weighted average of value rows.
+
+    weights: ``(..., n_q, n_k)``, V: ``(..., n_k, d_v)``; returns
+    ``(..., n_q, d_v)``. ``d_v`` need not equal ``d_k``.
+    """
+    ### BEGIN SOLUTION
+    weights = np.asarray(weights)
+    V = np.asarray(V)
+    if V.ndim < 2 or weights.shape[-1] != V.shape[-2]:
+        raise ValueError(
+            f"weights have n_k={weights.shape[-1]} columns but V has shape {V.shape}"
+        )
+    return weights @ V
+    ### END SOLUTION
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, temperature=1.0):
+    """Full attention: scores, masked stable softmax, weighted sum of values.
+
+    Returns ``(context, weights)`` with shapes ``(..., n_q, d_v)`` and
+    ``(..., n_q, n_k)``.
+    """
+    ### BEGIN SOLUTION
+    scores = attention_scores(Q, K, scale=scale)
+    weights = stable_softmax(scores, mask=mask, temperature=temperature)
+    return attention_context(weights, V), weights
+    ### END SOLUTION
+
+
+def torch_sdpa(Q, K, V, mask=None, scale=None):
+    """Context from PyTorch's ``scaled_dot_product_attention``, as a NumPy array.
+
+    Dropout is off (``dropout_p=0.0``, which PyTorch applies even in eval
+    mode otherwise); the mask is passed as a Boolean tensor, where SDPA also
+    reads True = may attend. The dtype is preserved (float64 in, float64
+    out). Unlike ``stable_softmax``, SDPA returns zeros for a fully masked row.
+    """
+    ### BEGIN SOLUTION
+    import torch
+    import torch.nn.functional as F
+
+    # np.array copies: torch warns about read-only NumPy buffers.
+    q, k, v = (torch.from_numpy(np.array(x)) for x in (Q, K, V))
+    attn_mask = None if mask is None else torch.from_numpy(np.array(mask, dtype=bool))
+    with torch.no_grad():
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=0.0, scale=scale)
+    return out.numpy()
+    ### END SOLUTION
+
+
+def value_intervention(Q, K, V, index, new_value, mask=None):
+    """Replace value row ``index`` and report what changes (and what does not).
+
+    Returns a dict with ``weights_before``, ``weights_after``,
+    ``context_before`` and ``context_after``. The weights depend only on Q
+    and K, so they stay the same; the context moves by
+    ``weights[..., :, index] * (new_value - V[index])``. ``V`` is not modified.
+    """
+    ### BEGIN SOLUTION
+    V = np.asarray(V)
+    n_k = V.shape[-2]
+    if not -n_k <= index < n_k:
+        raise IndexError(f"index {index} is out of range for {n_k} value rows")
+    context_before, weights_before = scaled_dot_product_attention(Q, K, V, mask=mask)
+    V_after = V.copy()
+    V_after[..., index, :] = new_value
+    context_after, weights_after = scaled_dot_product_attention(Q, K, V_after, mask=mask)
+    return {
+        "weights_before": weights_before,
+        "weights_after": weights_after,
+        "context_before": context_before,
+        "context_after": context_after,
+    }
+    ### END SOLUTION
+
+
+def score_entry_count(n_q, n_k, heads=1, batch=1):
+    """Number of score entries dense attention computes: ``batch * heads * n_q * n_k``.
+
+    With ``n_q = n_k = T`` doubling T quadruples the count. Fused kernels
+    avoid *storing* this matrix, not computing these pairs.
+    """
+    ### BEGIN SOLUTION
+    for name, value in (("n_q", n_q), ("n_k", n_k), ("heads", heads), ("batch", batch)):
+        if int(value) != value or value < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    return int(batch) * int(heads) * int(n_q) * int(n_k)
+    ### END SOLUTION
