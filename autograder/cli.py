@@ -13,9 +13,17 @@ from collections.abc import Sequence
 
 # name -> (module, one-line help); the module's docstring is the command's --help text.
 COMMANDS: dict[str, tuple[str, str]] = {
+    "generate-release": (
+        "autograder.release",
+        "regenerate release/ from source/ with nbgrader and prove it current and leak-free",
+    ),
     "sync-solutions": (
         "autograder.sync",
         "copy the reference in solutions/ into the source notebook's solution cells",
+    ),
+    "verify-evidence": (
+        "autograder.evidence.command",
+        "check an attention_evidence.json file (schema, consistency, limitation)",
     ),
 }
 

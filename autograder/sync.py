@@ -79,10 +79,15 @@ def sync(notebook: nbformat.NotebookNode) -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--notebook", type=Path, default=SOURCE_NOTEBOOK,
-                        help="source notebook to update (default: %(default)s)")
-    parser.add_argument("--check", action="store_true",
-                        help="only report drift; exit 1 if any cell differs")
+    parser.add_argument(
+        "--notebook",
+        type=Path,
+        default=SOURCE_NOTEBOOK,
+        help="source notebook to update (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="only report drift; exit 1 if any cell differs"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = [
     "attention_scores",
@@ -36,7 +37,7 @@ __all__ = [
 ]
 
 
-def attention_scores(Q, K, scale=None):
+def attention_scores(Q: ArrayLike, K: ArrayLike, scale: float | None = None) -> np.ndarray:
     """Scaled dot-product scores ``S = scale * Q @ K^T`` of shape ``(..., n_q, n_k)``.
 
     Q has shape ``(..., n_q, d_k)`` and K ``(..., n_k, d_k)``; leading
@@ -61,7 +62,9 @@ def attention_scores(Q, K, scale=None):
     ### END SOLUTION
 
 
-def additive_scores(Q, K, W_q, W_k, w_v):
+def additive_scores(
+    Q: ArrayLike, K: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, w_v: ArrayLike
+) -> np.ndarray:
     """Additive (Bahdanau) scores ``s_ij = w_v . tanh(q_i W_q + k_j W_k)``.
 
     Q: ``(..., n_q, d_q)``, K: ``(..., n_k, d_k)``, W_q: ``(d_q, h)``,
@@ -79,7 +82,9 @@ def additive_scores(Q, K, W_q, W_k, w_v):
     ### END SOLUTION
 
 
-def stable_softmax(scores, mask=None, temperature=1.0):
+def stable_softmax(
+    scores: ArrayLike, mask: ArrayLike | None = None, temperature: float = 1.0
+) -> np.ndarray:
     """Row-wise softmax over the last axis, safe for scores of any magnitude.
 
     ``mask`` is Boolean and broadcastable to ``scores``; True = may attend.
@@ -120,7 +125,7 @@ def stable_softmax(scores, mask=None, temperature=1.0):
     ### END SOLUTION
 
 
-def causal_mask(n_q, n_k=None):
+def causal_mask(n_q: int, n_k: int | None = None) -> np.ndarray:
     """Boolean ``(n_q, n_k)`` mask: query i may attend to key j iff ``j <= i``.
 
     Top-left aligned like ``is_causal=True`` in PyTorch; the diagonal is
@@ -135,7 +140,7 @@ def causal_mask(n_q, n_k=None):
     ### END SOLUTION
 
 
-def padding_mask(lengths, n_k):
+def padding_mask(lengths: ArrayLike, n_k: int) -> np.ndarray:
     """Boolean ``(B, n_k)`` key-padding mask: True where ``position < length``.
 
     ``lengths[b]`` is the number of real (non-filler) keys in sequence b.
@@ -151,7 +156,7 @@ def padding_mask(lengths, n_k):
     ### END SOLUTION
 
 
-def combine_masks(causal, key_padding):
+def combine_masks(causal: ArrayLike, key_padding: ArrayLike) -> np.ndarray:
     """Intersect a causal ``(n_q, n_k)`` mask with a key-padding ``(B, n_k)`` mask.
 
     The padding mask says which *keys* are real, so it is broadcast along the
@@ -170,7 +175,7 @@ def combine_masks(causal, key_padding):
     ### END SOLUTION
 
 
-def attention_context(weights, V):
+def attention_context(weights: ArrayLike, V: ArrayLike) -> np.ndarray:
     """Context ``weights @ V``: each query's weighted average of value rows.
 
     weights: ``(..., n_q, n_k)``, V: ``(..., n_k, d_v)``; returns
@@ -180,14 +185,19 @@ def attention_context(weights, V):
     weights = np.asarray(weights)
     V = np.asarray(V)
     if V.ndim < 2 or weights.shape[-1] != V.shape[-2]:
-        raise ValueError(
-            f"weights have n_k={weights.shape[-1]} columns but V has shape {V.shape}"
-        )
+        raise ValueError(f"weights have n_k={weights.shape[-1]} columns but V has shape {V.shape}")
     return weights @ V
     ### END SOLUTION
 
 
-def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, temperature=1.0):
+def scaled_dot_product_attention(
+    Q: ArrayLike,
+    K: ArrayLike,
+    V: ArrayLike,
+    mask: ArrayLike | None = None,
+    scale: float | None = None,
+    temperature: float = 1.0,
+) -> tuple[np.ndarray, np.ndarray]:
     """Full attention: scores, masked stable softmax, weighted sum of values.
 
     Returns ``(context, weights)`` with shapes ``(..., n_q, d_v)`` and
@@ -200,7 +210,13 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, temperature=1.0
     ### END SOLUTION
 
 
-def torch_sdpa(Q, K, V, mask=None, scale=None):
+def torch_sdpa(
+    Q: ArrayLike,
+    K: ArrayLike,
+    V: ArrayLike,
+    mask: ArrayLike | None = None,
+    scale: float | None = None,
+) -> np.ndarray:
     """Context from PyTorch's ``scaled_dot_product_attention``, as a NumPy array.
 
     Dropout is off (``dropout_p=0.0``, which PyTorch applies even in eval
@@ -216,12 +232,21 @@ def torch_sdpa(Q, K, V, mask=None, scale=None):
     q, k, v = (torch.from_numpy(np.array(x)) for x in (Q, K, V))
     attn_mask = None if mask is None else torch.from_numpy(np.array(mask, dtype=bool))
     with torch.no_grad():
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=0.0, scale=scale)
+        out = F.scaled_dot_product_attention(
+            q, k, v, attn_mask=attn_mask, dropout_p=0.0, scale=scale
+        )
     return out.numpy()
     ### END SOLUTION
 
 
-def value_intervention(Q, K, V, index, new_value, mask=None):
+def value_intervention(
+    Q: ArrayLike,
+    K: ArrayLike,
+    V: ArrayLike,
+    index: int,
+    new_value: ArrayLike,
+    mask: ArrayLike | None = None,
+) -> dict[str, np.ndarray]:
     """Replace value row ``index`` and report what changes (and what does not).
 
     Returns a dict with ``weights_before``, ``weights_after``,
@@ -247,7 +272,7 @@ def value_intervention(Q, K, V, index, new_value, mask=None):
     ### END SOLUTION
 
 
-def score_entry_count(n_q, n_k, heads=1, batch=1):
+def score_entry_count(n_q: int, n_k: int, heads: int = 1, batch: int = 1) -> int:
     """Number of score entries dense attention computes: ``batch * heads * n_q * n_k``.
 
     With ``n_q = n_k = T`` doubling T quadruples the count. Fused kernels

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -29,7 +30,7 @@ PARITY_TOLERANCES = {
 }
 
 
-def evidence_inputs(student_id, cohort=None):
+def evidence_inputs(student_id: str, cohort: str | None = None) -> dict:
     """The evidence inputs for one student: the lecture's hand example plus a
     masked case and an intervention drawn from a seed of cohort and student id."""
     seed_text = f"h2_attention|{cohort or ''}|{student_id}"
@@ -60,14 +61,16 @@ def evidence_inputs(student_id, cohort=None):
     }
 
 
-def build_evidence(api, student_id, limitation, cohort=None):
+def build_evidence(
+    api: Mapping[str, Callable], student_id: str, limitation: str, cohort: str | None = None
+) -> dict:
     """Run the attention functions found in ``api`` (a name -> function mapping)
     on this student's evidence inputs and return the evidence as plain JSON data."""
     import platform
 
     import torch
 
-    def plain(x):
+    def plain(x: object) -> list:
         return np.asarray(x).tolist()
 
     inputs = evidence_inputs(student_id, cohort)
@@ -113,8 +116,10 @@ def build_evidence(api, student_id, limitation, cohort=None):
         "index": index,
         "old_value": plain(V[index]),
         "new_value": plain(new_value),
-        **{name: plain(result[name]) for name in (
-            "weights_before", "weights_after", "context_before", "context_after")},
+        **{
+            name: plain(result[name])
+            for name in ("weights_before", "weights_after", "context_before", "context_after")
+        },
     }
 
     return {
@@ -135,7 +140,7 @@ def build_evidence(api, student_id, limitation, cohort=None):
     }
 
 
-def save_evidence(evidence, path=EVIDENCE_FILENAME):
+def save_evidence(evidence: dict, path: str = EVIDENCE_FILENAME) -> str:
     """Write the evidence as strict JSON (NaN or Infinity would be rejected)."""
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(evidence, handle, indent=2, allow_nan=False)

@@ -1,0 +1,87 @@
+"""The notebooks as students and instructors run them: real Jupyter kernels (nbclient)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from autograder.parts import FUNCTION_PARTS
+from autograder.release import NOTEBOOK, RELEASE_DIR, SOURCE_DIR
+from autograder.sync import grade_id
+
+
+def execute(folder: Path, tmp_path: Path) -> nbformat.NotebookNode:
+    """Run a copy of ``folder``'s notebook top to bottom in a fresh kernel, errors kept."""
+    workdir = tmp_path / folder.name
+    shutil.copytree(folder, workdir)
+    notebook = nbformat.read(workdir / NOTEBOOK, as_version=4)
+    NotebookClient(
+        notebook,
+        kernel_name="python3",
+        timeout=120,
+        allow_errors=True,
+        resources={"metadata": {"path": str(workdir)}},
+    ).execute()
+    return notebook
+
+
+def outputs(cell: nbformat.NotebookNode, kind: str) -> list[dict]:
+    return [out for out in cell.get("outputs", []) if out["output_type"] == kind]
+
+
+def grade_cells(notebook: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    return [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade")]
+
+
+@pytest.fixture(scope="module")
+def executed_source(tmp_path_factory) -> nbformat.NotebookNode:
+    return execute(SOURCE_DIR, tmp_path_factory.mktemp("source"))
+
+
+@pytest.fixture(scope="module")
+def executed_release(tmp_path_factory) -> nbformat.NotebookNode:
+    return execute(RELEASE_DIR, tmp_path_factory.mktemp("release"))
+
+
+@pytest.mark.slow
+def test_source_notebook_runs_without_errors(executed_source):
+    failed = [
+        (grade_id(cell) or cell.source[:60], out["ename"], out["evalue"][:200])
+        for cell in executed_source.cells
+        for out in outputs(cell, "error")
+    ]
+    assert failed == []
+
+
+@pytest.mark.slow
+def test_every_visible_check_passes_on_the_source(executed_source):
+    cells = grade_cells(executed_source)
+    assert len(cells) == len(FUNCTION_PARTS) + 2
+    for cell in cells:
+        printed = "".join(out["text"] for out in outputs(cell, "stream") if out["name"] == "stdout")
+        assert printed.strip(), f"{grade_id(cell)} printed no confirmation"
+        assert not any(out["name"] == "stderr" for out in outputs(cell, "stream")), (
+            f"{grade_id(cell)} wrote to stderr (nbgrader would score that cell 0)"
+        )
+
+
+@pytest.mark.slow
+def test_release_stops_at_the_stubs(executed_release):
+    by_id = {grade_id(cell): cell for cell in executed_release.cells if grade_id(cell)}
+    for name in FUNCTION_PARTS:
+        errors = outputs(by_id[f"check_{name}"], "error")
+        assert [e["ename"] for e in errors] == ["NotImplementedError"], (
+            f"check_{name} should fail with NotImplementedError on the stub, got {errors}"
+        )
+    limitation = outputs(by_id["limitation_text"], "error")
+    assert [e["ename"] for e in limitation] == ["NotImplementedError"]
+
+
+@pytest.mark.slow
+def test_no_visible_check_passes_on_the_release(executed_release):
+    passed = [grade_id(c) for c in grade_cells(executed_release) if not outputs(c, "error")]
+    assert passed == []
