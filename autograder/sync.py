@@ -4,8 +4,9 @@
 of each reference function in the solution cell whose ``grade_id`` is the
 function's name, and a copy of ``solutions/evidence.py`` in the locked
 ``evidence_helper`` cell. This command rewrites those cells from
-`solutions/`; ``--check`` only reports drift (exit 1), which is what the
-test suite does.
+`solutions/`, and copies the evidence schema next to the notebook (students
+validate against it); ``--check`` only reports drift (exit 1), which is what
+the test suite does.
 """
 
 from __future__ import annotations
@@ -17,11 +18,15 @@ from pathlib import Path
 import nbformat
 
 import solutions
-from solutions import attention, evidence
+from solutions import attention, evidence, evidence_check
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE_NOTEBOOK = REPO / "source" / "h2_attention" / "h2_attention.ipynb"
 EVIDENCE_CELL_ID = "evidence_helper"
+EVIDENCE_CHECK_CELL_ID = "evidence_check_helper"
+SCHEMA_NAME = "attention-evidence.schema.json"
+SCHEMA = REPO / "schemas" / SCHEMA_NAME
+SHIPPED_SCHEMA = SOURCE_NOTEBOOK.parent / SCHEMA_NAME
 EVIDENCE_CELL_HEADER = (
     "# Locked helper (do not edit): builds attention_evidence.json from YOUR functions above.\n"
     "# It runs them on the lecture's hand example and on inputs derived from your student id.\n"
@@ -41,11 +46,29 @@ def evidence_cell_source() -> str:
     return EVIDENCE_CELL_HEADER + body.strip() + "\n"
 
 
+def evidence_check_cell_source() -> str:
+    """The locked cell that validates the student's file against the shipped schema."""
+    return (
+        "# Locked helper (do not edit): checks your evidence file against the schema shipped\n"
+        "# next to this notebook, as the grader's first step does.\n"
+        + inspect.getsource(evidence_check.validate_evidence_file).rstrip() + "\n"
+    )
+
+
 def expected_sources() -> dict[str, str]:
     """grade_id -> the source text that cell must have."""
     wanted = {name: solution_cell_source(name) for name in solutions.__all__}
     wanted[EVIDENCE_CELL_ID] = evidence_cell_source()
+    wanted[EVIDENCE_CHECK_CELL_ID] = evidence_check_cell_source()
     return wanted
+
+
+def schema_drift() -> list[str]:
+    """Whether the schema shipped next to the notebook is exactly schemas/'s."""
+    if not SHIPPED_SCHEMA.exists() or SHIPPED_SCHEMA.read_bytes() != SCHEMA.read_bytes():
+        return [f"{SHIPPED_SCHEMA.name} next to the notebook differs from schemas/ "
+                "(run: python -m autograder sync-solutions)"]
+    return []
 
 
 def grade_id(cell: nbformat.NotebookNode) -> str | None:
@@ -93,14 +116,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     notebook = nbformat.read(args.notebook, as_version=4)
     if args.check:
-        problems = drift(notebook)
+        problems = drift(notebook) + schema_drift()
         for line in problems:
             print(line)
         print("in sync" if not problems else f"{len(problems)} cell(s) out of sync")
         return 1 if problems else 0
     changed = sync(notebook)
+    if schema_drift():
+        SHIPPED_SCHEMA.write_bytes(SCHEMA.read_bytes())
+        changed.append(SCHEMA_NAME)
     missing = [p for p in drift(notebook) if p.startswith("missing")]
-    if changed:
+    if any(name != SCHEMA_NAME for name in changed):
         nbformat.write(notebook, args.notebook)
     print(f"updated {len(changed)} cell(s): {', '.join(changed) or 'none'}")
     for line in missing:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -24,6 +23,7 @@ EVIDENCE_FILENAME = "attention_evidence.json"
 LIMITATION_PLACEHOLDER = (
     "Replace this sentence with one limitation of attention, in your own words."
 )
+MASK_CONVENTION = "True means the query may attend to the key"
 PARITY_TOLERANCES = {
     "float64": {"atol": 1e-10, "rtol": 0.0},
     "float32": {"atol": 1e-5, "rtol": 1e-4},
@@ -73,14 +73,17 @@ def build_evidence(
     def plain(x: object) -> list:
         return np.asarray(x).tolist()
 
+    cohort = cohort or None
     inputs = evidence_inputs(student_id, cohort)
     hand = inputs["hand_example"]
     q, k, v = (np.array(hand[key]) for key in ("queries", "keys", "values"))
     context, weights = api["scaled_dot_product_attention"](q, k, v)
+    raw_scores = np.asarray(api["attention_scores"](q, k, scale=1.0))
+    default_scores = np.asarray(api["attention_scores"](q, k))
     hand_example = dict(
         hand,
-        scale=1.0 / math.sqrt(k.shape[-1]),
-        raw_scores=plain(api["attention_scores"](q, k, scale=1.0)),
+        scale=float(default_scores[0, 0] / raw_scores[0, 0]),  # the scale YOUR default used
+        raw_scores=plain(raw_scores),
         weights=plain(weights),
         context=plain(context),
     )
@@ -91,7 +94,7 @@ def build_evidence(
     context, weights = api["scaled_dot_product_attention"](Q, K, V, mask=mask)
     masked_case = dict(
         case,
-        mask_convention="True means the query may attend to the key",
+        mask_convention=MASK_CONVENTION,
         weights=plain(weights),
         row_sums=plain(np.sum(weights, axis=-1)),
         context=plain(context),
@@ -136,7 +139,7 @@ def build_evidence(
         "masked_case": masked_case,
         "parity": parity,
         "intervention": intervention,
-        "limitation": str(limitation).strip(),
+        "limitation": None if limitation is None else str(limitation).strip(),
     }
 
 

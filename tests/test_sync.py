@@ -67,3 +67,15 @@ def test_parts_cover_every_function_and_the_evidence():
     from autograder.parts import EVIDENCE_PARTS, FUNCTION_PARTS, part_points
 
     assert set(part_points()) == set(FUNCTION_PARTS) | set(EVIDENCE_PARTS)
+
+
+def test_shipped_schema_is_the_one_in_schemas():
+    assert sync.SHIPPED_SCHEMA.read_bytes() == sync.SCHEMA.read_bytes()
+    assert sync.schema_drift() == []
+
+
+def test_schema_drift_is_detected(monkeypatch, tmp_path):
+    edited = tmp_path / sync.SCHEMA_NAME
+    edited.write_text(sync.SCHEMA.read_text().replace('"1.0"', '"9.9"', 1))
+    monkeypatch.setattr(sync, "SHIPPED_SCHEMA", edited)
+    assert len(sync.schema_drift()) == 1

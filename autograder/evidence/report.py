@@ -1,0 +1,109 @@
+"""Result types of the evidence verifier, and the one place where points are defined.
+
+The grader reads ``EvidenceReport.points`` (per nbgrader part); students read the
+findings. Keeping points here means a change of weights is a one-line change
+that every layer and test sees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+# --- points: the only place they are written down -------------------------------------
+EVIDENCE_POINTS = 14
+LIMITATION_POINTS = 8
+# How the evidence part splits over its checks; each check is all-or-nothing.
+EVIDENCE_CHECK_POINTS: dict[str, int] = {
+    "identity": 2,  # student id / cohort, and the inputs are this student's
+    "hand_example": 3,  # the lecture's example: scale, scores, weights, context
+    "masked_case": 3,  # masked weights, exact zeros, row sums, context
+    "parity": 2,  # NumPy vs torch SDPA within a sensible tolerance
+    "intervention": 4,  # weights unchanged, context moves by w * delta V
+}
+# Limitation that passes the mechanical checks but names no recognised topic, or whose
+# length is out of range: provisional points, always with needs_review.
+LIMITATION_REVIEW_POINTS = LIMITATION_POINTS / 2
+assert sum(EVIDENCE_CHECK_POINTS.values()) == EVIDENCE_POINTS
+
+PARTS = ("evidence", "limitation")
+STATUSES = ("ok", "invalid", "unreadable", "missing")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem (or note for a human) with a stable machine code and a student message.
+
+    ``pointer`` is an RFC 6901 JSON pointer into the file ("" = the whole file).
+    ``severity``: "error" fails the file; "review" asks a human to look (and sets
+    ``needs_review``); "warning" is advice that changes neither.
+    """
+
+    code: str
+    part: str
+    layer: str  # file | schema | consistency | limitation
+    pointer: str
+    message: str
+    severity: str = "error"
+    check: str | None = None  # evidence check (key of EVIDENCE_CHECK_POINTS) when relevant
+
+    def to_dict(self) -> dict:
+        """Plain-data form, for JSON output."""
+        return asdict(self)
+
+
+@dataclass
+class EvidenceReport:
+    """Everything the grader and the student need to know about one evidence file."""
+
+    source: str
+    status: str
+    needs_review: bool
+    points: dict[str, float]
+    checks: dict[str, float] = field(default_factory=dict)
+    layers: dict[str, str] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    max_points: dict[str, float] = field(
+        default_factory=lambda: {"evidence": EVIDENCE_POINTS, "limitation": LIMITATION_POINTS}
+    )
+
+    @property
+    def ok(self) -> bool:
+        """True when the file passed every layer (it may still need review)."""
+        return self.status == "ok"
+
+    def codes(self) -> list[str]:
+        """The finding codes, in report order (handy in tests and logs)."""
+        return [finding.code for finding in self.findings]
+
+    def findings_in(self, layer: str) -> list[Finding]:
+        """The findings of one layer (file, schema, consistency or limitation)."""
+        return [finding for finding in self.findings if finding.layer == layer]
+
+    def to_dict(self) -> dict:
+        """JSON-serialisable form (the ``--json`` output of the command line)."""
+        return {
+            "source": self.source,
+            "status": self.status,
+            "needs_review": self.needs_review,
+            "points": dict(self.points),
+            "max_points": dict(self.max_points),
+            "checks": {
+                name: {"points": earned, "max_points": EVIDENCE_CHECK_POINTS[name]}
+                for name, earned in self.checks.items()
+            },
+            "layers": dict(self.layers),
+            "findings": [finding.to_dict() for finding in self.findings],
+        }
+
+
+def unreadable_report(source: str, status: str, findings: list[Finding]) -> EvidenceReport:
+    """A report for a file that could not be read or parsed: no points, nothing else checked."""
+    return EvidenceReport(
+        source=source,
+        status=status,
+        needs_review=any(finding.severity == "review" for finding in findings),
+        points={"evidence": 0, "limitation": 0},
+        checks={name: 0 for name in EVIDENCE_CHECK_POINTS},
+        layers={"file": status, "schema": "skipped", "consistency": "skipped", "limitation": "skipped"},
+        findings=list(findings),
+    )

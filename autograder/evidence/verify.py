@@ -1,0 +1,110 @@
+"""Runs the layers in order and turns their findings into a status and points.
+
+Order: safe loading (file), schema and shapes (schema), recomputation
+(consistency), the limitation text (limitation). A later layer runs on what
+the earlier ones left intact, so one file gets every problem reported at once.
+"""
+
+from __future__ import annotations
+
+import os
+
+from autograder.evidence.consistency import consistency_findings
+from autograder.evidence.limitation import judge_limitation
+from autograder.evidence.loading import load_evidence
+from autograder.evidence.report import (
+    EVIDENCE_CHECK_POINTS,
+    EvidenceReport,
+    Finding,
+    unreadable_report,
+)
+from autograder.evidence.schema_check import (
+    SECTIONS,
+    schema_findings,
+    sections_with,
+    structure_findings,
+)
+
+# An input mismatch means the masked case, parity and intervention are not this student's work.
+_VOIDED_BY_OTHER_INPUTS = ("masked_case", "parity", "intervention")
+
+
+def _source_name(source: str | os.PathLike[str] | bytes) -> str:
+    return "<bytes>" if isinstance(source, bytes | bytearray) else os.fspath(source)
+
+
+def _layer_state(findings: list[Finding], layer: str, ran: bool = True) -> str:
+    if not ran:
+        return "skipped"
+    return "failed" if any(f.layer == layer and f.severity == "error" for f in findings) else "passed"
+
+
+def _verify(source: str | os.PathLike[str] | bytes, student_id: str | None,
+            cohort: str | None) -> EvidenceReport:
+    name = _source_name(source)
+    loaded = load_evidence(source)
+    if loaded.data is None:
+        return unreadable_report(name, loaded.status, loaded.findings)
+    data = loaded.data
+
+    schema = schema_findings(data)
+    skip = sections_with(schema)
+    schema += structure_findings(data, skip)
+    skip = sections_with(schema)
+    evidence_schema_ok = not any(f.part == "evidence" for f in schema)
+
+    consistency = consistency_findings(data, skip, student_id=student_id, cohort=cohort)
+    limitation = judge_limitation(data.get("limitation"))
+    findings = schema + consistency + limitation.findings
+
+    if evidence_schema_ok:
+        failed = {f.check for f in consistency if f.severity == "error"}
+        if "inputs_other_student" in {f.code for f in consistency}:
+            failed.update(_VOIDED_BY_OTHER_INPUTS)
+        checks = {name: (0 if name in failed else pts) for name, pts in EVIDENCE_CHECK_POINTS.items()}
+    else:
+        checks = dict.fromkeys(EVIDENCE_CHECK_POINTS, 0)
+    limitation_points = limitation.points
+    if any(f.part == "limitation" and f.layer == "schema" for f in schema):
+        limitation_points = 0  # e.g. not a string, or beyond the size bound
+
+    errors = [f for f in findings if f.severity == "error"]
+    needs_review = limitation.needs_review or any(
+        f.severity == "review" or f.code == "inputs_other_student" for f in findings
+    )
+    return EvidenceReport(
+        source=name,
+        status="invalid" if errors else "ok",
+        needs_review=needs_review,
+        points={"evidence": sum(checks.values()), "limitation": limitation_points},
+        checks=checks,
+        layers={
+            "file": "ok",
+            "schema": _layer_state(schema, "schema"),
+            "consistency": _layer_state(consistency, "consistency", ran=not set(SECTIONS) <= skip),
+            "limitation": "review" if limitation.needs_review and not any(
+                f.severity == "error" for f in limitation.findings) else _layer_state(
+                limitation.findings, "limitation"),
+        },
+        findings=findings,
+    )
+
+
+def verify_evidence(path_or_bytes: str | os.PathLike[str] | bytes, *, student_id: str | None = None,
+                    cohort: str | None = None) -> EvidenceReport:
+    """Check one evidence file (path or raw bytes) through every layer; never raises.
+
+    ``student_id``/``cohort``, when given, are who the file must belong to: the
+    per-student inputs are regenerated from them and compared.
+    """
+    try:
+        return _verify(path_or_bytes, student_id, cohort)
+    except Exception as error:  # last line of defence: one file must not stop a batch
+        return unreadable_report(_source_name(path_or_bytes), "unreadable", [Finding(
+            code="internal_error", part="evidence", layer="file", pointer="",
+            message=(
+                f"the checker could not process this file ({type(error).__name__}); this is a "
+                "problem in the grader, not necessarily in your file: a TA will look at it"
+            ),
+            severity="review",
+        )])
