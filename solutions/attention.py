@@ -91,7 +91,8 @@ def stable_softmax(
     Blocked entries and ``-inf`` scores get weight exactly 0.0. The row
     maximum over *permitted* entries is subtracted before ``exp``, so scores
     like ``[1000, 1001, 1002]`` do not overflow. ``temperature`` (> 0)
-    divides the scores: below 1 sharpens, above 1 flattens. A row with no
+    divides the scores: below 1 sharpens, above 1 flattens; a temperature
+    that is not a finite number > 0 raises ``ValueError``. A row with no
     permitted finite score has no softmax: it raises ``ValueError`` naming
     the row instead of returning NaN. The inputs are not modified.
     """
@@ -276,7 +277,8 @@ def score_entry_count(n_q: int, n_k: int, heads: int = 1, batch: int = 1) -> int
     """Number of score entries dense attention computes: ``batch * heads * n_q * n_k``.
 
     With ``n_q = n_k = T`` doubling T quadruples the count. Fused kernels
-    avoid *storing* this matrix, not computing these pairs.
+    avoid *storing* this matrix, not computing these pairs. A negative or
+    non-integer size raises ``ValueError``.
     """
     ### BEGIN SOLUTION
     for name, value in (("n_q", n_q), ("n_k", n_k), ("heads", heads), ("batch", batch)):

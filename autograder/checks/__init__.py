@@ -1,0 +1,6 @@
+"""Hidden checks (trusted side, never released): pytest modules run by ``autograder.grading``.
+
+Every check takes the ``student`` and ``reference`` fixtures, is marked
+``@pytest.mark.part(<function name>, points=<int>)`` and fails by raising
+``autograder.feedback.CheckFailure``. Run them with ``autograder.grading.run_checks``.
+"""

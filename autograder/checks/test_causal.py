@@ -1,0 +1,47 @@
+"""Hidden checks for ``causal_mask`` (5 points)."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from autograder import misconceptions as mc
+from autograder.checks import probes
+from autograder.feedback import call, expect_array, expect_dtype, expect_equal_mask
+from autograder.student import Student
+
+NAME = "causal_mask"
+
+
+def _check(student: Student, n_q: int, n_k: int | None, what: str) -> None:
+    args = (n_q,) if n_k is None else (n_q, n_k)
+    got = call(student, NAME, *args)
+    width = n_q if n_k is None else n_k
+    expect_equal_mask(got, probes.causal(n_q, width), what, diagnose=lambda g: mc.causal_signatures(n_q, width, g))
+
+
+@pytest.mark.part(NAME, points=1)
+def test_square(student: Student, reference: ModuleType) -> None:
+    """Square causal mask: query i may attend to keys j <= i (diagonal included)"""
+    _check(student, 6, None, "the causal mask")
+
+
+@pytest.mark.part(NAME, points=2)
+def test_more_keys_than_queries(student: Student, reference: ModuleType) -> None:
+    """Causal mask with n_k > n_q is top-left aligned"""
+    _check(student, probes.NQ, probes.NK, "the causal mask with more keys than queries")
+
+
+@pytest.mark.part(NAME, points=1)
+def test_more_queries_than_keys(student: Student, reference: ModuleType) -> None:
+    """Causal mask with n_q > n_k is top-left aligned"""
+    _check(student, probes.NK, probes.NQ, "the causal mask with more queries than keys")
+
+
+@pytest.mark.part(NAME, points=1)
+def test_boolean_dtype(student: Student, reference: ModuleType) -> None:
+    """The causal mask is a Boolean array"""
+    got = expect_array(call(student, NAME, 4, 6), "the causal mask", shape=(4, 6))
+    expect_dtype(got, np.bool_, "the causal mask", diagnosis="mask_not_boolean")

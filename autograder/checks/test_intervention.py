@@ -1,0 +1,92 @@
+"""Hidden checks for ``value_intervention`` (8 points)."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+from autograder import misconceptions as mc
+from autograder.checks import probes
+from autograder.feedback import CheckFailure, call, expect_array, expect_close, expect_error
+from autograder.student import Student
+
+NAME = "value_intervention"
+KEYS = ("weights_before", "weights_after", "context_before", "context_after")
+
+
+def _result(got: object) -> dict:
+    if type(got) is not dict:
+        raise CheckFailure("Expected a dict with keys " + ", ".join(KEYS) + ".")
+    missing = [key for key in KEYS if key not in got]
+    if missing:
+        raise CheckFailure("The returned dict is missing the key(s) " + ", ".join(missing) + ".")
+    return got
+
+
+def _check(
+    student: Student, reference: ModuleType, args: tuple, keys: tuple[str, ...] = KEYS, readonly: bool = False, **kwargs: Any
+) -> None:
+    got = _result(call(student, NAME, *args, readonly=readonly, mutation_code="intervention_mutates_v", **kwargs))
+    want = reference.value_intervention(*args, **kwargs)
+    for key in keys:
+        expect_close(got[key], want[key], f"`{key}`", diagnose=lambda _: mc.intervention_signatures(got, want))
+
+
+def _random(seed: int, lead: tuple[int, ...] = (probes.B, probes.H)) -> tuple:
+    Q, K, V = probes.qkv(seed, lead=lead)
+    return Q, K, V, 2, probes.normal(seed + 1, probes.DV)
+
+
+@pytest.mark.part(NAME, points=2)
+def test_hand_example(student: Student, reference: ModuleType) -> None:
+    """The lecture's intervention: value B -> [0, 20] changes the context, not the weights"""
+    _check(student, reference, (probes.HAND_Q, probes.HAND_K, probes.HAND_V, 1, np.array([0.0, 20.0])))
+
+
+@pytest.mark.part(NAME, points=1)
+def test_returns_all_four_arrays(student: Student, reference: ModuleType) -> None:
+    """Returns a dict with weights and context, before and after, of the right shapes"""
+    args = _random(801)
+    got = _result(call(student, NAME, *args))
+    want = reference.value_intervention(*args)
+    for key in KEYS:
+        expect_array(got[key], f"`{key}`", shape=want[key].shape)
+
+
+@pytest.mark.part(NAME, points=1)
+def test_weights_do_not_change(student: Student, reference: ModuleType) -> None:
+    """With a mask and batch/head dimensions the weights stay the same"""
+    args = _random(811)
+    _check(student, reference, args, keys=("weights_before", "weights_after"),
+           mask=probes.mixed_mask(813, probes.NQ, probes.NK))
+
+
+@pytest.mark.part(NAME, points=1)
+def test_context_moves_by_weight_times_change(student: Student, reference: ModuleType) -> None:
+    """The context changes by weight[:, index] times the change of the value row"""
+    _check(student, reference, _random(821), keys=("context_before", "context_after"))
+
+
+@pytest.mark.part(NAME, points=1)
+def test_value_rows_not_modified(student: Student, reference: ModuleType) -> None:
+    """Works on a read-only V: the caller's values are not modified"""
+    _check(student, reference, _random(831), readonly=True)
+
+
+@pytest.mark.part(NAME, points=1)
+def test_negative_index(student: Student, reference: ModuleType) -> None:
+    """A negative index counts from the end (index -1 is the last key)"""
+    Q, K, V, _, new_value = _random(841, lead=())
+    _check(student, reference, (Q, K, V, -1, new_value))
+
+
+@pytest.mark.part(NAME, points=1)
+def test_index_out_of_range_raises(student: Student, reference: ModuleType) -> None:
+    """An index outside the value rows raises IndexError"""
+    Q, K, V, _, new_value = _random(851, lead=())
+    call(student, NAME, Q, K, V, 0, new_value)  # valid input works first
+    expect_error(student, NAME, Q, K, V, probes.NK, new_value, errors=["IndexError", "ValueError"],
+                 situation="for an index outside the value rows")

@@ -1,0 +1,27 @@
+"""Grading a submission with the hidden checks: run them, then score per part.
+
+    results = run_checks(student)      # list[CheckResult], fixed order
+    scores = score_parts(results)      # dict[part, PartScore]
+    scores = merge_part_scores(scores, other_scores)  # e.g. the evidence parts
+"""
+
+from autograder.grading.plugin import CheckResult
+from autograder.grading.points import PART_POINTS
+from autograder.grading.runner import GradingError, run_checks
+from autograder.grading.scoring import (
+    PartScore,
+    merge_part_scores,
+    score_parts,
+    total,
+)
+
+__all__ = [
+    "CheckResult",
+    "GradingError",
+    "PART_POINTS",
+    "PartScore",
+    "merge_part_scores",
+    "run_checks",
+    "score_parts",
+    "total",
+]

@@ -1,0 +1,113 @@
+"""The pytest plugin that runs hidden checks against one submission and records verdicts.
+
+It provides the ``student`` and ``reference`` fixtures, registers the
+``part`` marker, and turns each check's outcome into a ``CheckResult``:
+``CheckFailure`` -> its student-facing message; a ``StudentError`` that
+escaped a check -> that error, stated plainly; anything else -> a generic
+message (the detail is kept in ``internal`` for the teaching team, never
+shown to the student).
+"""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import pytest
+
+from autograder.feedback import CheckFailure
+from autograder.student import Student, StudentError
+
+Status = Literal["passed", "failed", "error"]
+GENERIC_MESSAGE = "This check could not evaluate your function's result."
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One hidden check's verdict on one submission."""
+
+    name: str
+    title: str
+    part: str
+    max_points: int
+    points: int
+    status: Status
+    message: str = ""
+    diagnoses: tuple[str, ...] = ()
+    student_error: tuple[str, str, str] | None = None
+    internal: str = field(default="", compare=True)
+
+
+class CheckPlugin:
+    """Passed to ``pytest.main(plugins=[...])``; collects ``results``."""
+
+    def __init__(self, student: Student, reference: types.ModuleType) -> None:
+        self._student = student
+        self._reference = reference
+        self.results: list[CheckResult] = []
+        self.problems: list[str] = []
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.addinivalue_line("markers", "part(name, points): graded part and points of a check")
+
+    @pytest.fixture
+    def student(self) -> Student:
+        """The submission, reachable only by function name with plain data."""
+        return self._student
+
+    @pytest.fixture
+    def reference(self) -> types.ModuleType:
+        """The reference solution module (``solutions``)."""
+        return self._reference
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.problems.append(f"collection failed: {report.nodeid}: {report.longreprtext[-2000:]}")
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            marker = item.get_closest_marker("part")
+            if marker is None or not marker.args or "points" not in marker.kwargs:
+                self.problems.append(f"{item.nodeid}: missing @pytest.mark.part(name, points=...)")
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
+        report = yield
+        if call.when == "call" or (call.when == "setup" and report.failed):
+            self.results.append(_verdict(item, call))
+        return report
+
+
+def _verdict(item: pytest.Item, call: pytest.CallInfo[Any]) -> CheckResult:
+    marker = item.get_closest_marker("part")
+    part = str(marker.args[0]) if marker and marker.args else "?"
+    max_points = int(marker.kwargs.get("points", 0)) if marker else 0
+    module = item.nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
+    common = {
+        "name": f"{module}::{item.name}",
+        "title": _title(item),
+        "part": part,
+        "max_points": max_points,
+    }
+    if call.excinfo is None:
+        return CheckResult(**common, points=max_points, status="passed")
+    exc = call.excinfo.value
+    if isinstance(exc, CheckFailure):
+        error = exc.student_error.signature() if exc.student_error else None
+        return CheckResult(
+            **common, points=0, status="failed", message=exc.message,
+            diagnoses=exc.diagnosis, student_error=error,
+        )
+    if isinstance(exc, StudentError):
+        return CheckResult(
+            **common, points=0, status="error", message=exc.describe(), student_error=exc.signature()
+        )
+    detail = f"{type(exc).__name__}: {exc}"[:2000]
+    return CheckResult(**common, points=0, status="error", message=GENERIC_MESSAGE, internal=detail)
+
+
+def _title(item: pytest.Item) -> str:
+    """First docstring line of the check: what it verifies, in student terms."""
+    doc = getattr(getattr(item, "function", None), "__doc__", None) or item.name
+    return doc.strip().splitlines()[0].rstrip(".")

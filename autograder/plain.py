@@ -1,0 +1,196 @@
+"""The only data format that crosses from student code to the grader: "plain data".
+
+Student code may return anything, including objects whose ``__eq__`` lies or
+whose methods run code in the grader. So results are converted to plain data
+*before* any check sees them: None, bool, int, float, str, NumPy arrays of
+numeric/bool dtype (always a base ``np.ndarray``), and lists, tuples and
+str-keyed dicts of these, with bounded size and depth. NumPy scalars become
+0-d arrays, so their dtype survives the trip.
+
+Wire format: ``MAGIC``, a 4-byte big-endian header length, a JSON header that
+describes the value tree, then the arrays as ``.npy`` blobs (written and read
+with ``allow_pickle=False``). The same bytes travel through a pipe once
+student code runs in a sandboxed worker process.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import struct
+from typing import Any
+
+import numpy as np
+
+MAGIC = b"PLAIN1\n"
+MAX_DEPTH = 32
+MAX_ITEMS = 100_000
+MAX_STR_CHARS = 100_000
+MAX_ARRAY_BYTES = 256 * 2**20
+MAX_INT_BITS = 256
+_ARRAY_KINDS = frozenset("biufc")  # bool, signed, unsigned, float, complex
+_NUMPY_SCALAR_TYPES = frozenset(
+    np.dtype(code).type for code in "?bBhHiIlLqQefdgFDG"
+) | {np.intp, np.uintp}
+
+
+class PlainDataError(TypeError):
+    """A value is not plain data (or exceeds the size limits) and cannot be sent."""
+
+
+def encode(value: object) -> bytes:
+    """Serialise a plain value; raise ``PlainDataError`` for anything else.
+
+    Types are checked with ``type(x) is ...`` so that no method of a student
+    object is called (ndarray subclasses are viewed as base arrays first).
+    """
+    blobs: list[bytes] = []
+    budget = _Budget()
+    tree = _to_tree(value, blobs, budget, depth=0)
+    header = json.dumps({"tree": tree, "blobs": [len(b) for b in blobs]}, allow_nan=False)
+    header_bytes = header.encode("utf-8")
+    return b"".join([MAGIC, struct.pack(">I", len(header_bytes)), header_bytes, *blobs])
+
+
+def decode(data: bytes, *, readonly: bool = False) -> Any:
+    """Rebuild a value produced by ``encode``; arrays are fresh base ndarrays.
+
+    With ``readonly=True`` every array is a view of an immutable ``bytes``
+    buffer, so it cannot be written and its WRITEABLE flag cannot be turned
+    back on: the honest way to hand student code inputs it must not modify.
+    """
+    if type(data) is not bytes or not data.startswith(MAGIC):
+        raise PlainDataError("not an encoded plain value")
+    start = len(MAGIC)
+    (header_len,) = struct.unpack(">I", data[start : start + 4])
+    start += 4
+    try:
+        header = json.loads(data[start : start + header_len].decode("utf-8"))
+    except ValueError as err:
+        raise PlainDataError(f"corrupt header: {err}") from None
+    start += header_len
+    arrays = []
+    for size in header["blobs"]:
+        arrays.append(_load_array(data[start : start + size], readonly=readonly))
+        start += size
+    if start != len(data):
+        raise PlainDataError("trailing bytes after the last array")
+    return _from_tree(header["tree"], arrays, depth=0)
+
+
+def roundtrip(value: object, *, readonly: bool = False) -> Any:
+    """``decode(encode(value))``: a plain, independent copy of ``value``."""
+    return decode(encode(value), readonly=readonly)
+
+
+def describe_type(value: object) -> str:
+    """A short, safe name for the type of ``value`` (for student messages)."""
+    kind = type(value)
+    module = getattr(kind, "__module__", "") or ""
+    name = getattr(kind, "__qualname__", "?")
+    if not isinstance(name, str) or not isinstance(module, str):
+        return "?"
+    short = name if module in ("builtins", "") else f"{module.split('.')[0]}.{name}"
+    return short[:80]
+
+
+class _Budget:
+    """Counts items and array bytes so a huge or cyclic value fails fast."""
+
+    def __init__(self) -> None:
+        self.items = 0
+        self.array_bytes = 0
+
+    def add_item(self) -> None:
+        self.items += 1
+        if self.items > MAX_ITEMS:
+            raise PlainDataError(f"more than {MAX_ITEMS} items")
+
+    def add_array(self, nbytes: int) -> None:
+        self.array_bytes += nbytes
+        if self.array_bytes > MAX_ARRAY_BYTES:
+            raise PlainDataError(f"arrays larger than {MAX_ARRAY_BYTES // 2**20} MiB in total")
+
+
+def _to_tree(value: object, blobs: list[bytes], budget: _Budget, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise PlainDataError(f"nested deeper than {MAX_DEPTH} levels")
+    budget.add_item()
+    kind = type(value)
+    if value is None or kind is bool:
+        return value
+    if kind is int:
+        if value.bit_length() > MAX_INT_BITS:  # type: ignore[union-attr]
+            raise PlainDataError(f"integer wider than {MAX_INT_BITS} bits")
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else {"$float": repr(value)}  # type: ignore[arg-type]
+    if kind is str:
+        if len(value) > MAX_STR_CHARS:  # type: ignore[arg-type]
+            raise PlainDataError(f"string longer than {MAX_STR_CHARS} characters")
+        return value
+    if kind is list or kind is tuple:
+        items = [_to_tree(item, blobs, budget, depth + 1) for item in value]  # type: ignore[attr-defined]
+        return {"$list": items} if kind is list else {"$tuple": items}
+    if kind is dict:
+        out = {}
+        for key, item in dict.items(value):  # type: ignore[arg-type]
+            if type(key) is not str:
+                raise PlainDataError(f"dict key of type {describe_type(key)}; only str keys are plain")
+            out[key] = _to_tree(item, blobs, budget, depth + 1)
+        return {"$dict": out}
+    if kind in _NUMPY_SCALAR_TYPES:
+        return _array_ref(np.asarray(value), blobs, budget)
+    if issubclass(kind, np.ndarray):
+        # type() cannot be faked (isinstance could, via __class__). Base-class view:
+        # no method of a subclass (__eq__, __array__, view...) is used.
+        base = np.ndarray.view(value, np.ndarray)
+        return _array_ref(base, blobs, budget)
+    raise PlainDataError(f"a value of type {describe_type(value)} is not plain data")
+
+
+def _array_ref(array: np.ndarray, blobs: list[bytes], budget: _Budget) -> dict[str, int]:
+    dtype = array.dtype
+    if dtype.kind not in _ARRAY_KINDS or dtype.hasobject or dtype.fields is not None:
+        raise PlainDataError(f"array dtype {dtype} is not numeric or Boolean")
+    budget.add_array(array.nbytes)
+    buffer = io.BytesIO()
+    np.save(buffer, np.array(array, copy=True), allow_pickle=False)
+    blobs.append(buffer.getvalue())
+    return {"$array": len(blobs) - 1}
+
+
+def _load_array(blob: bytes, *, readonly: bool) -> np.ndarray:
+    array = np.load(io.BytesIO(blob), allow_pickle=False)
+    if type(array) is not np.ndarray or array.dtype.kind not in _ARRAY_KINDS:
+        raise PlainDataError("array blob is not a numeric or Boolean .npy array")
+    if readonly:
+        frozen = np.frombuffer(np.ascontiguousarray(array).tobytes(), dtype=array.dtype)
+        return frozen.reshape(array.shape)
+    return array
+
+
+def _from_tree(node: Any, arrays: list[np.ndarray], depth: int) -> Any:
+    if depth > MAX_DEPTH + 1:
+        raise PlainDataError("header nested too deeply")
+    if node is None or type(node) in (bool, int, float, str):
+        return node
+    if type(node) is not dict or len(node) != 1:
+        raise PlainDataError("corrupt header node")
+    ((tag, payload),) = node.items()
+    if tag == "$float":
+        if payload not in ("nan", "inf", "-inf"):
+            raise PlainDataError("corrupt float")
+        return float(payload)
+    if tag == "$array":
+        if type(payload) is not int or not 0 <= payload < len(arrays):
+            raise PlainDataError("corrupt array reference")
+        return arrays[payload]
+    if tag == "$list":
+        return [_from_tree(item, arrays, depth + 1) for item in payload]
+    if tag == "$tuple":
+        return tuple(_from_tree(item, arrays, depth + 1) for item in payload)
+    if tag == "$dict":
+        return {key: _from_tree(item, arrays, depth + 1) for key, item in payload.items()}
+    raise PlainDataError(f"unknown header tag {tag!r}")

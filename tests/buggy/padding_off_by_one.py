@@ -1,0 +1,16 @@
+"""Key-padding mask that also marks position == length as real (<= instead of <)."""
+# ruff: noqa: F403, F405
+import numpy as np
+
+from solutions.attention import *
+
+EXPECTED_PART = "padding_mask"
+EXPECTED_DIAGNOSIS = "padding_off_by_one"
+ALSO_AFFECTS = set()
+
+
+def padding_mask(lengths, n_k):
+    lengths = np.asarray(lengths)
+    if np.any(lengths < 0) or np.any(lengths > n_k):
+        raise ValueError("length out of range")
+    return np.arange(n_k)[None, :] <= lengths[:, None]  # BUG: one filler key too many

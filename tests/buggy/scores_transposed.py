@@ -1,0 +1,20 @@
+"""Score matrix with keys as rows: K @ Q^T instead of Q @ K^T."""
+# ruff: noqa: F403, F405
+import math
+
+import numpy as np
+
+from solutions.attention import *
+
+EXPECTED_PART = "attention_scores"
+EXPECTED_DIAGNOSIS = "scores_transposed"
+ALSO_AFFECTS = {"scaled_dot_product_attention", "value_intervention"}
+
+
+def attention_scores(Q, K, scale=None):
+    Q, K = np.asarray(Q), np.asarray(K)
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError("d_k mismatch")
+    if scale is None:
+        scale = 1.0 / math.sqrt(Q.shape[-1])
+    return (K @ np.swapaxes(Q, -1, -2)) * scale  # BUG: (n_k, n_q)

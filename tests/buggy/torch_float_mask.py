@@ -1,0 +1,22 @@
+"""Gives SDPA a float 0/1 mask, which is added to the scores instead of blocking."""
+# ruff: noqa: F403, F405
+import numpy as np
+
+from solutions.attention import *
+
+EXPECTED_PART = "torch_sdpa"
+EXPECTED_DIAGNOSIS = "sdpa_float_mask"
+ALSO_AFFECTS = set()
+
+
+def torch_sdpa(Q, K, V, mask=None, scale=None):
+    import torch
+    import torch.nn.functional as F
+
+    q, k, v = (torch.from_numpy(np.array(x)) for x in (Q, K, V))
+    attn_mask = None
+    if mask is not None:
+        attn_mask = torch.from_numpy(np.array(mask, dtype=q.numpy().dtype))  # BUG: float 0/1
+    with torch.no_grad():
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=0.0, scale=scale)
+    return out.numpy()

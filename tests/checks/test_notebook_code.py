@@ -1,0 +1,51 @@
+"""Extracting runnable Python from notebook code cells."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.notebook_code import code_cells, to_python
+from autograder.student import InProcessStudent
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCE_NOTEBOOK = ROOT / "source" / "h2_attention" / "h2_attention.ipynb"
+
+
+def test_line_magics_and_shell_become_pass():
+    code = to_python("%matplotlib inline\nx = 1\nfiles = !ls\ndef f():\n    %time y = 2\n    return x\n")
+    assert "get_ipython" not in code
+    namespace: dict = {}
+    exec(code, namespace)
+    assert namespace["f"]() == 1
+
+
+def test_cell_magics():
+    assert to_python("%%bash\necho hi\n") == ""
+    assert to_python("%%time\nz = 3\n").strip() == "z = 3"
+
+
+def test_syntax_errors_are_left_for_the_cell_to_report():
+    assert to_python("def broken(:\n") == "def broken(:\n"
+
+
+def test_cells_in_order_and_grade_cells_skippable():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# title"),
+        nbformat.v4.new_code_cell("a = 1"),
+        nbformat.v4.new_code_cell("assert a == 1", metadata={"nbgrader": {"grade": True, "solution": False}}),
+        nbformat.v4.new_code_cell("b = a + 1"),
+    ]
+    assert [c.strip() for c in code_cells(nb)] == ["a = 1", "assert a == 1", "b = a + 1"]
+    assert [c.strip() for c in code_cells(nb, skip_grade_cells=True)] == ["a = 1", "b = a + 1"]
+
+
+@pytest.mark.skipif(not SOURCE_NOTEBOOK.exists(), reason="source notebook not present")
+def test_source_notebook_defines_every_function():
+    student = InProcessStudent(code_cells(SOURCE_NOTEBOOK, skip_grade_cells=True))
+    import solutions
+
+    assert [name for name in solutions.__all__ if not student.has(name)] == []

@@ -1,0 +1,169 @@
+"""The plain-data boundary: what may cross from student code to the grader, and how."""
+
+from __future__ import annotations
+
+import io
+import math
+import struct
+
+import numpy as np
+import pytest
+
+from autograder import plain
+
+
+class _LyingArray(np.ndarray):
+    """Compares equal to everything and refuses every conversion method."""
+
+    def __eq__(self, other):
+        return True
+
+    def __array__(self, *args, **kwargs):
+        raise AssertionError("__array__ must not be called")
+
+    def view(self, *args, **kwargs):
+        raise AssertionError("subclass view must not be called")
+
+    def copy(self, *args, **kwargs):
+        raise AssertionError("subclass copy must not be called")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [None, True, False, 0, -7, 2**100, 1.5, -0.0, "text", "", [], (), {}, [1, (2.0, "x")], {"a": {"b": [None]}}],
+)
+def test_python_values_roundtrip_exactly(value):
+    back = plain.roundtrip(value)
+    assert back == value
+    assert type(back) is type(value)
+
+
+@pytest.mark.parametrize("special", [math.inf, -math.inf])
+def test_infinities_roundtrip(special):
+    assert plain.roundtrip(special) == special
+
+
+def test_nan_roundtrips_as_nan():
+    assert math.isnan(plain.roundtrip(float("nan")))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.int64, np.uint16, np.bool_, np.complex128])
+def test_arrays_keep_dtype_shape_and_values(dtype):
+    original = (np.arange(24).reshape(2, 3, 4) % 5).astype(dtype)
+    back = plain.roundtrip(original)
+    assert type(back) is np.ndarray
+    assert back.dtype == original.dtype and back.shape == original.shape
+    np.testing.assert_array_equal(back, original)
+    assert not np.shares_memory(back, original)
+
+
+def test_non_contiguous_and_nan_arrays_roundtrip():
+    original = np.arange(30.0).reshape(5, 6)[::2, ::-1].copy()
+    original[0, 0] = np.nan
+    original[1, 1] = -np.inf
+    back = plain.roundtrip(original[:, ::2])
+    np.testing.assert_array_equal(back, original[:, ::2])
+
+
+def test_numpy_scalars_become_zero_d_arrays_with_their_dtype():
+    back = plain.roundtrip({"a": np.float32(1.5), "b": np.int64(3), "c": np.bool_(True)})
+    assert back["a"].shape == () and back["a"].dtype == np.float32 and float(back["a"]) == 1.5
+    assert back["b"].dtype == np.int64 and int(back["b"]) == 3
+    assert back["c"].dtype == np.bool_
+
+
+def test_subclass_is_converted_to_its_data_without_calling_its_methods():
+    lying = np.zeros((2, 3)).view(_LyingArray)
+    back = plain.roundtrip(lying)
+    assert type(back) is np.ndarray
+    assert not np.array_equal(back, np.ones((2, 3)))  # the real data, not the lie
+    np.testing.assert_array_equal(back, np.zeros((2, 3)))
+
+
+def test_masked_array_is_reduced_to_its_data():
+    back = plain.roundtrip(np.ma.masked_array([1.0, 2.0], mask=[True, False]))
+    assert type(back) is np.ndarray
+
+
+class _MyInt(int):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = int.__hash__
+
+
+class _MyList(list):
+    pass
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        object(),
+        _MyInt(3),
+        _MyList([1]),
+        {1: "non-str key"},
+        np.array([object()], dtype=object),
+        np.array(["a", "b"]),
+        np.zeros(2, dtype=[("x", "f8")]),
+        np.array(["2020-01-01"], dtype="datetime64[D]"),
+        2**300,
+        "x" * (plain.MAX_STR_CHARS + 1),
+        1j,
+        {"a": {1, 2}},
+        lambda: None,
+    ],
+    ids=lambda v: type(v).__name__,
+)
+def test_non_plain_values_are_rejected(value):
+    with pytest.raises(plain.PlainDataError):
+        plain.encode(value)
+
+
+def test_deep_and_cyclic_values_are_rejected():
+    deep: list = []
+    cursor = deep
+    for _ in range(plain.MAX_DEPTH + 2):
+        cursor.append([])
+        cursor = cursor[0]
+    with pytest.raises(plain.PlainDataError):
+        plain.encode(deep)
+    cyclic: list = []
+    cyclic.append(cyclic)
+    with pytest.raises(plain.PlainDataError):
+        plain.encode(cyclic)
+
+
+def test_too_many_items_are_rejected():
+    with pytest.raises(plain.PlainDataError):
+        plain.encode(list(range(plain.MAX_ITEMS + 1)))
+
+
+def test_readonly_decode_cannot_be_made_writable():
+    back = plain.roundtrip({"x": np.arange(6.0).reshape(2, 3)}, readonly=True)["x"]
+    assert not back.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        back[0, 0] = 1.0
+    with pytest.raises(ValueError):
+        back.setflags(write=True)
+    np.testing.assert_array_equal(back, np.arange(6.0).reshape(2, 3))
+
+
+def test_decode_rejects_garbage_and_pickled_arrays():
+    with pytest.raises(plain.PlainDataError):
+        plain.decode(b"not plain")
+    with pytest.raises(plain.PlainDataError):
+        plain.decode("a str, not bytes")  # type: ignore[arg-type]
+    # Hand-craft a message whose blob is an object-dtype (pickled) .npy file.
+    buffer = io.BytesIO()
+    np.save(buffer, np.array([{"evil": 1}], dtype=object), allow_pickle=True)
+    blob = buffer.getvalue()
+    header = b'{"tree": {"$array": 0}, "blobs": [%d]}' % len(blob)
+    crafted = plain.MAGIC + struct.pack(">I", len(header)) + header + blob
+    with pytest.raises((plain.PlainDataError, ValueError)):
+        plain.decode(crafted)
+
+
+def test_encoding_is_deterministic():
+    value = {"w": np.linspace(0, 1, 7), "n": [1, 2.5, None], "t": ("a", np.float32(2))}
+    assert plain.encode(value) == plain.encode(value)
