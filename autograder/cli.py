@@ -13,6 +13,10 @@ from collections.abc import Sequence
 
 # name -> (module, one-line help); the module's docstring is the command's --help text.
 COMMANDS: dict[str, tuple[str, str]] = {
+    "autograde": (
+        "autograder.autograde.command",
+        "grade every submission of a course: sandboxed, parallel, resumable (TAs)",
+    ),
     "generate-release": (
         "autograder.release",
         "regenerate release/ from source/ with nbgrader and prove it current and leak-free",

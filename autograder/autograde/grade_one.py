@@ -1,0 +1,194 @@
+"""Grade one submission: sandboxed code parts, then the evidence file.
+
+Runs in a trusted grading process. Student code runs only in the sandboxed
+worker (``SandboxStudent``); the checks, the reference and the comparisons run
+here, on plain data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from autograder import ASSIGNMENT
+from autograder.autograde.evidence_parts import evidence_part_scores
+from autograder.autograde.result import (
+    STATUS_GRADED,
+    STATUS_UNGRADABLE,
+    PartResult,
+    SubmissionResult,
+    TestResult,
+)
+from autograder.autograde.submission import Submission
+from autograder.evidence import verify_evidence
+from autograder.grading import run_checks, score_parts
+from autograder.grading.scoring import PartScore
+from autograder.parts import FUNCTION_PARTS, part_points
+from autograder.sandbox.client import SandboxReport, SandboxStudent, repository_paths_to_hide
+from autograder.sandbox.limits import Limits
+from autograder.sandbox.zygote import Zygote
+from autograder.sync import REPO
+
+TRUSTED_SOURCES = ("autograder", "solutions", "schemas")
+
+
+@cache
+def grader_version() -> str:
+    """Hash of everything that decides a grade: a changed check or reference regrades."""
+    digest = hashlib.sha256()
+    for top in TRUSTED_SOURCES:
+        for path in sorted((REPO / top).rglob("*")):
+            if path.suffix in {".py", ".json", ".ini", ".j2"} and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@dataclass
+class GradingSession:
+    """What one trusted grading process keeps between submissions: a warm zygote."""
+
+    zygote: Zygote
+    slot: int = 0
+    limits: Limits = field(default_factory=Limits)
+    hide: list[str] = field(default_factory=list)
+    isolate: bool = True
+
+    @classmethod
+    def start(
+        cls,
+        slot: int = 0,
+        limits: Limits | None = None,
+        *,
+        course_root: Path | None = None,
+        isolate: bool = True,
+    ) -> GradingSession:
+        """Start a zygote; workers will not see the repository or the course root."""
+        import sys
+
+        hide = repository_paths_to_hide(REPO, Path(sys.prefix))
+        if course_root is not None:
+            hide.append(str(Path(course_root).resolve()))
+        return cls(Zygote.start(), slot, limits or Limits(), hide, isolate)
+
+    def close(self) -> None:
+        self.zygote.close()
+
+
+def _part_result(score: PartScore) -> PartResult:
+    return PartResult(
+        part=score.part,
+        points=float(score.points),
+        max_points=float(score.max_points),
+        messages=list(score.messages),
+        diagnoses=list(score.diagnoses),
+        explanations=list(score.explanations()),
+        needs_review=score.needs_review,
+    )
+
+
+def _tests(score: PartScore) -> list[TestResult]:
+    if not score.checks:  # evidence parts: one entry per part
+        return [
+            TestResult(
+                score.part,
+                score.part,
+                float(score.points),
+                float(score.max_points),
+                "passed" if score.points == score.max_points else "failed",
+                "\n".join(score.messages),
+            )
+        ]
+    tests = []
+    for check in score.checks:
+        output = check.message if check.status != "passed" else ""
+        output = "\n".join([output, *_explain(check.diagnoses)]).strip()
+        tests.append(
+            TestResult(
+                check.title,
+                check.part,
+                float(check.points),
+                float(check.max_points),
+                "passed" if check.status == "passed" else "failed",
+                output,
+            )
+        )
+    return tests
+
+
+def _explain(codes: tuple[str, ...]) -> list[str]:
+    from autograder import misconceptions
+
+    return [misconceptions.explain(code) for code in codes if code in misconceptions.MISCONCEPTIONS]
+
+
+def _cell_notes(submission: Submission, report: SandboxReport) -> list[str]:
+    """Cells that raised, named as the student knows them (cell number, function)."""
+    ran = [cell for cell in submission.cells if cell.python is not None]
+    notes = []
+    for outcome in report.cells:
+        if outcome.error is None or outcome.index >= len(ran):
+            continue
+        cell = ran[outcome.index]
+        where = f"code cell {cell.index + 1}" + (f" ({cell.grade_id})" if cell.grade_id else "")
+        error = outcome.error
+        notes.append(
+            f"{where} raised {error.type_name}" + (f": {error.message}" if error.message else "")
+        )
+    return notes
+
+
+def _zero_code_parts(reason: str) -> list[PartScore]:
+    points = part_points()
+    return [PartScore(part, 0, points[part], messages=(reason,)) for part in FUNCTION_PARTS]
+
+
+def grade_submission(
+    submission: Submission, session: GradingSession, *, cohort: str | None = None
+) -> SubmissionResult:
+    """The complete result for one submission; never raises for a student's doing."""
+    started = time.monotonic()
+    notes = list(submission.notes)
+    isolation: list[str] = []
+    if submission.fatal:
+        scores = _zero_code_parts(submission.fatal)
+    else:
+        with SandboxStudent(
+            submission.runnable,
+            session.zygote,
+            limits=session.limits,
+            slot=session.slot,
+            hide=session.hide,
+            isolate=session.isolate,
+        ) as student:
+            scores = list(score_parts(run_checks(student)).values())
+            notes += _cell_notes(submission, student.report)
+            notes += student.report.events
+            isolation = student.report.isolation
+            if student.report.output_bytes > 1_000_000:
+                notes.append(
+                    f"your code printed {student.report.output_bytes:,} characters; "
+                    "only the start was kept"
+                )
+    evidence_path = submission.evidence or submission.folder / "attention_evidence.json"
+    report = verify_evidence(evidence_path, student_id=submission.student, cohort=cohort)
+    scores += list(evidence_part_scores(report).values())
+    order = list(part_points())
+    scores.sort(key=lambda s: order.index(s.part))
+    parts = [_part_result(score) for score in scores]
+    return SubmissionResult(
+        student=submission.student,
+        assignment=ASSIGNMENT,
+        status=STATUS_UNGRADABLE if submission.fatal else STATUS_GRADED,
+        reason=submission.fatal or "; ".join(notes),
+        parts=parts,
+        tests=[test for score in scores for test in _tests(score)],
+        notes=notes,
+        needs_review=any(part.needs_review for part in parts),
+        submission_hash=submission.content_hash,
+        grader_version=grader_version(),
+        isolation=isolation,
+        seconds=time.monotonic() - started,
+    )

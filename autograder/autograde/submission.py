@@ -1,0 +1,151 @@
+"""Read one submission folder into plain facts, without running anything.
+
+A broken submission is data, not an exception: a missing or malformed notebook
+gives a ``Submission`` with ``fatal`` set (the student still gets a row and a
+reason); deleted or renamed cells are noted and grading goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder import ASSIGNMENT
+from autograder.notebook_code import to_python
+from autograder.parts import FUNCTION_PARTS
+from solutions.evidence import EVIDENCE_FILENAME
+
+NOTEBOOK_NAME = f"{ASSIGNMENT}.ipynb"
+MAX_NOTEBOOK_BYTES = 50 * 2**20
+MAX_HASHED_BYTES = 200 * 2**20
+# Locked instructor cells that define nothing the checks need: visible checks, demos,
+# the evidence helpers. Skipping them is what makes grading fast; students' own
+# cells, solution cells and the setup cells (imports, hand-example data) all run.
+RUN_LOCKED = frozenset({"setup", "hand_example"})
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One code cell: where it is, what it is, the Python to run (None = not run)."""
+
+    index: int
+    grade_id: str
+    python: str | None
+
+
+@dataclass
+class Submission:
+    """Everything the grader needs to know about one student's folder."""
+
+    student: str
+    folder: Path
+    notebook: Path | None = None
+    cells: list[Cell] = field(default_factory=list)
+    evidence: Path | None = None
+    content_hash: str = ""
+    fatal: str = ""  # why the notebook cannot be graded at all (student-facing)
+    notes: list[str] = field(default_factory=list)  # student-facing remarks
+
+    @property
+    def runnable(self) -> list[str]:
+        """The Python source the worker runs, in notebook order."""
+        return [cell.python for cell in self.cells if cell.python is not None]
+
+
+def content_hash(folder: Path) -> str:
+    """SHA-256 of every file's relative path and bytes: unchanged submissions are skipped."""
+    digest = hashlib.sha256()
+    budget = MAX_HASHED_BYTES
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        with path.open("rb") as handle:
+            data = handle.read(max(budget, 0))
+        budget -= len(data)
+        digest.update(hashlib.sha256(data).digest())
+    return digest.hexdigest()
+
+
+def _find_notebook(folder: Path, submission: Submission) -> Path | None:
+    expected = folder / NOTEBOOK_NAME
+    if expected.is_file() and not expected.is_symlink():
+        return expected
+    others = sorted(p for p in folder.glob("*.ipynb") if p.is_file() and not p.is_symlink())
+    if len(others) == 1:
+        submission.notes.append(
+            f"the notebook was named {others[0].name!r} instead of {NOTEBOOK_NAME!r}; it was graded anyway"
+        )
+        return others[0]
+    if others:
+        submission.fatal = (
+            f"{NOTEBOOK_NAME} was not found and several other notebooks were: "
+            f"{', '.join(p.name for p in others)}; submit the assignment's notebook under its original name"
+        )
+    else:
+        submission.fatal = f"no notebook was submitted (expected {NOTEBOOK_NAME})"
+    return None
+
+
+def _read_cells(path: Path, submission: Submission) -> list[Cell] | None:
+    if path.stat().st_size > MAX_NOTEBOOK_BYTES:
+        submission.fatal = f"{path.name} is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB; clear the outputs and resubmit"
+        return None
+    try:
+        notebook = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError:
+        submission.fatal = f"{path.name} is not a text (UTF-8) file; it may be damaged"
+        return None
+    except json.JSONDecodeError as error:
+        submission.fatal = (
+            f"{path.name} is not a valid notebook: its JSON is broken at line {error.lineno}, "
+            f"column {error.colno} ({error.msg}); open it in Jupyter, save it and resubmit"
+        )
+        return None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        submission.fatal = f"{path.name} is not a Jupyter notebook (it has no list of cells)"
+        return None
+    cells = []
+    for index, raw in enumerate(notebook["cells"]):
+        if not isinstance(raw, dict) or raw.get("cell_type") != "code":
+            continue
+        source = raw.get("source", "")
+        source = "".join(source) if isinstance(source, list) else source
+        if not isinstance(source, str):
+            continue
+        meta = raw.get("metadata", {})
+        nbgrader = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
+        grade_id = str(nbgrader.get("grade_id", "")) if isinstance(nbgrader, dict) else ""
+        locked = (
+            isinstance(nbgrader, dict) and nbgrader.get("locked") and not nbgrader.get("solution")
+        )
+        runs = not locked or grade_id in RUN_LOCKED
+        cells.append(Cell(index, grade_id, to_python(source) if runs else None))
+    return cells
+
+
+def load_submission(folder: Path, student: str) -> Submission:
+    """Inspect ``folder``; never raises for anything a student can do to it."""
+    submission = Submission(student=student, folder=folder)
+    if not folder.is_dir():
+        submission.fatal = "no submission folder"
+        return submission
+    submission.content_hash = content_hash(folder)
+    evidence = folder / EVIDENCE_FILENAME
+    submission.evidence = evidence if evidence.exists() or evidence.is_symlink() else None
+    submission.notebook = _find_notebook(folder, submission)
+    if submission.notebook is None:
+        return submission
+    cells = _read_cells(submission.notebook, submission)
+    if cells is None:
+        return submission
+    submission.cells = cells
+    present = {cell.grade_id for cell in cells}
+    missing = [name for name in FUNCTION_PARTS if name not in present]
+    if missing:
+        submission.notes.append(
+            "these solution cells were deleted or renamed: "
+            + ", ".join(missing)
+            + "; the grader still looks for the functions anywhere in the notebook"
+        )
+    return submission
