@@ -8,10 +8,17 @@ export MPLBACKEND := Agg
 setup:
 	@bash scripts/setup.sh
 
-## demo: the main job (today: regenerate the release from source/ and validate it)
+DEMO := $(CURDIR)/course/demo
+
+## demo: the main job: prove the release current and clean, build a sample cohort
+## (correct, buggy, broken and hostile submissions) and grade it end to end
 demo: setup
 	$(PY) -m autograder sync-solutions --check
-	$(PY) -m autograder generate-release
+	$(PY) -m autograder generate-release --check
+	$(PY) -m autograder.sample_cohort $(DEMO)
+	$(PY) -m autograder autograde h2_attention --root $(DEMO) --force
+	$(PY) -m nbgrader export --CourseDirectory.root=$(DEMO) --to $(DEMO)/nbgrader-export.csv --log-level=WARN
+	@echo "open $(DEMO)/grades.csv and $(DEMO)/autograded/<student>/h2_attention/feedback.html"
 
 ## test: the whole suite, slow end-to-end tests included (what CI runs)
 test: setup

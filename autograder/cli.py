@@ -21,6 +21,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "autograder.release",
         "regenerate release/ from source/ with nbgrader and prove it current and leak-free",
     ),
+    "run-autograder": (
+        "autograder.gradescope",
+        "grade one submission with Gradescope's run_autograder paths",
+    ),
     "sync-solutions": (
         "autograder.sync",
         "copy the reference in solutions/ into the source notebook's solution cells",

@@ -66,16 +66,12 @@ class BatchSummary:
 _SESSION = None
 
 
-def _start_slot(
-    slots: multiprocessing.Queue, limits: Limits, course_root: str, isolate: bool
-) -> None:
-    """Process-pool initializer: take a slot number (a user id of its own) and warm up."""
+def _start_session(limits: Limits, course_root: str, isolate: bool) -> None:
+    """Process-pool initializer: a warm zygote and a sandbox user id of this process's own."""
     global _SESSION
     from autograder.autograde.grade_one import GradingSession
 
-    _SESSION = GradingSession.start(
-        slots.get(), limits, course_root=Path(course_root), isolate=isolate
-    )
+    _SESSION = GradingSession.start(limits, course_root=Path(course_root), isolate=isolate)
 
 
 def _grade_and_save(course: Course, student: str, cohort: str | None) -> SubmissionResult:
@@ -122,16 +118,13 @@ def _run_pool(
 ) -> list[str]:
     """Grade ``students``; returns those lost to a crashed grading process (to retry)."""
     context = multiprocessing.get_context("spawn")
-    slots: multiprocessing.Queue = context.Queue()
     jobs = max(1, min(options.jobs, len(students)))
-    for slot in range(jobs):
-        slots.put(slot)
     lost = []
     with ProcessPoolExecutor(
         jobs,
         mp_context=context,
-        initializer=_start_slot,
-        initargs=(slots, options.limits, str(course.root), options.isolate),
+        initializer=_start_session,
+        initargs=(options.limits, str(course.root), options.isolate),
     ) as pool:
         futures = {pool.submit(_grade_and_save, course, s, options.cohort): s for s in students}
         for future in as_completed(futures):

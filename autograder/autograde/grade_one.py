@@ -29,6 +29,7 @@ from autograder.grading.scoring import PartScore
 from autograder.parts import FUNCTION_PARTS, part_points
 from autograder.sandbox.client import SandboxReport, SandboxStudent, repository_paths_to_hide
 from autograder.sandbox.limits import Limits
+from autograder.sandbox.uids import UidLease
 from autograder.sandbox.zygote import Zygote
 from autograder.sync import REPO
 
@@ -51,7 +52,7 @@ class GradingSession:
     """What one trusted grading process keeps between submissions: a warm zygote."""
 
     zygote: Zygote
-    slot: int = 0
+    lease: UidLease
     limits: Limits = field(default_factory=Limits)
     hide: list[str] = field(default_factory=list)
     isolate: bool = True
@@ -59,7 +60,6 @@ class GradingSession:
     @classmethod
     def start(
         cls,
-        slot: int = 0,
         limits: Limits | None = None,
         *,
         course_root: Path | None = None,
@@ -71,10 +71,21 @@ class GradingSession:
         hide = repository_paths_to_hide(REPO, Path(sys.prefix))
         if course_root is not None:
             hide.append(str(Path(course_root).resolve()))
-        return cls(Zygote.start(), slot, limits or Limits(), hide, isolate)
+        zygote = Zygote.launch()
+        warm_up_checks()  # imports torch, pytest and the checks while the zygote starts
+        return cls(zygote.wait_ready(), UidLease.acquire(), limits or Limits(), hide, isolate)
 
     def close(self) -> None:
         self.zygote.close()
+        self.lease.release()
+
+
+def warm_up_checks() -> None:
+    """Import what the first ``run_checks`` would, so no submission pays for it."""
+    import torch  # noqa: F401
+
+    import autograder.evidence  # noqa: F401  (jsonschema)
+    import solutions  # noqa: F401
 
 
 def _part_result(score: PartScore) -> PartResult:
@@ -159,7 +170,7 @@ def grade_submission(
             submission.runnable,
             session.zygote,
             limits=session.limits,
-            slot=session.slot,
+            uid=session.lease.uid,
             hide=session.hide,
             isolate=session.isolate,
         ) as student:

@@ -19,8 +19,9 @@ from autograder.parts import GRADE_CELL_PREFIX, part_points
 
 def _quiet_sqlalchemy() -> None:
     """SQLAlchemy 2.x warns about nbgrader's models on every run; that is not news to a TA."""
-    warnings.filterwarnings("ignore", module="sqlalchemy")
-    warnings.filterwarnings("ignore", message=".*relationship.*")
+    from sqlalchemy.exc import SAWarning
+
+    warnings.filterwarnings("ignore", category=SAWarning)
 
 
 def ensure_assignment(gradebook: object, assignment: str, notebook: str) -> None:

@@ -22,8 +22,6 @@ from autograder.sandbox.limits import Limits
 from autograder.sandbox.zygote import Zygote, ZygoteError, kill_worker
 from autograder.student import StudentError
 
-FIRST_UID = 61000
-
 
 @dataclass
 class CellOutcome:
@@ -54,14 +52,14 @@ class SandboxStudent:
         zygote: Zygote,
         *,
         limits: Limits | None = None,
-        slot: int = 0,
+        uid: int = 61000,
         hide: Sequence[str] = (),
         isolate: bool = True,
     ) -> None:
         self.cells = list(cells)
         self.zygote = zygote
         self.limits = limits or Limits()
-        self.uid = FIRST_UID + slot
+        self.uid = uid  # leased by the caller (sandbox.uids): no other grader uses it
         self.hide = [str(path) for path in hide]
         self.isolate = isolate
         self.report = SandboxReport()

@@ -47,6 +47,11 @@ class Zygote:
     @classmethod
     def start(cls, timeout: float = 60.0) -> Zygote:
         """Start a zygote and wait until it has imported and warmed everything."""
+        return cls.launch().wait_ready(timeout)
+
+    @classmethod
+    def launch(cls) -> Zygote:
+        """Start a zygote without waiting (warm other things meanwhile, then ``wait_ready``)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         env = {key: value for key, value in os.environ.items() if not key.startswith("NBGRADER")}
         env.update(THREAD_ENV)
@@ -60,16 +65,20 @@ class Zygote:
             stderr=subprocess.DEVNULL,
         )
         theirs.close()
-        ours.settimeout(timeout)
+        return cls(process, ours)
+
+    def wait_ready(self, timeout: float = 60.0) -> Zygote:
+        """Block until the zygote has imported and warmed everything."""
+        self.control.settimeout(timeout)
         try:
-            ready = ours.recv(64)
+            ready = self.control.recv(64)
         except TimeoutError:
             ready = b""
         if ready != b"ready":
-            process.kill()
+            self.process.kill()
             raise ZygoteError("the sandbox process did not start (is torch installed?)")
-        ours.settimeout(None)
-        return cls(process, ours)
+        self.control.settimeout(None)
+        return self
 
     def fork(self, config: dict) -> tuple[int, socket.socket]:
         """A new isolated worker: returns its pid and the socket to talk to it."""
@@ -169,11 +178,12 @@ def main(control_fd: int) -> None:
 def kill_worker(pid: int, uid: int | None) -> None:
     """SIGKILL the worker's session and, when it has its own user id, every process of
     that user (a process that escaped the session included); waits until none is left."""
-    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-        try:
-            target()
-        except (ProcessLookupError, PermissionError):
-            pass
+    if pid > 0:
+        for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+            try:
+                target()
+            except (ProcessLookupError, PermissionError):
+                pass
     if uid is None or os.geteuid() != 0:
         return
     for _ in range(200):

@@ -1,0 +1,81 @@
+"""A batch resumes: unchanged work is skipped, changed work regraded, a killed run loses nothing."""
+
+from __future__ import annotations
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from autograder import ASSIGNMENT
+from autograder.autograde.batch import grade_course
+from autograder.autograde.course import RESULTS_JSON, Course
+
+pytestmark = pytest.mark.slow
+
+ROSTER = {"a-correct": "correct", "b-wrong-axis": "softmax_wrong_axis", "c-broken": "broken_notebook"}
+
+
+def csv_rows(course: Course) -> list[dict[str, str]]:
+    with course.grades_csv().open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_unchanged_submissions_are_skipped_and_changed_ones_regraded(tmp_path, options, course_factory):
+    course = Course(course_factory(tmp_path, ROSTER), ASSIGNMENT)
+    first = grade_course(course, options=options)
+    assert sorted(first.graded) == sorted(ROSTER) and first.skipped == []
+    scores = {r.student: r.score for r in first.results}
+    assert scores["a-correct"] == 100 and scores["b-wrong-axis"] < 100
+
+    second = grade_course(course, options=options)
+    assert second.graded == [] and sorted(second.skipped) == sorted(ROSTER)
+    assert {r.student: r.score for r in second.results} == scores
+
+    notebook = course.submitted("b-wrong-axis") / f"{ASSIGNMENT}.ipynb"
+    notebook.write_text(notebook.read_text().replace("axis=0, keepdims=True", "axis=-1, keepdims=True"))
+    third = grade_course(course, options=options)
+    assert third.graded == ["b-wrong-axis"]
+    assert {r.student: r.score for r in third.results}["b-wrong-axis"] == 100
+
+    forced = grade_course(course, options=replace(options, force=True))
+    assert sorted(forced.graded) == sorted(ROSTER)
+    assert [row["student"] for row in csv_rows(course)] == sorted(ROSTER)
+
+
+def test_a_killed_batch_loses_nothing(tmp_path, course_factory):
+    roster = {f"s{n:02d}": ("correct" if n % 2 else "softmax_wrong_axis") for n in range(8)}
+    course = Course(course_factory(tmp_path, roster), ASSIGNMENT)
+    command = [sys.executable, "-m", "autograder", "autograde", ASSIGNMENT, "--root", str(tmp_path),
+               "--jobs", "2", "--no-progress"]
+    grader = subprocess.Popen(command, start_new_session=True, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    done: list[Path] = []
+    while time.monotonic() < deadline and len(done) < 2:
+        time.sleep(0.1)
+        done = [course.autograded(s) / RESULTS_JSON for s in roster
+                if (course.autograded(s) / RESULTS_JSON).exists()]
+    os.killpg(grader.pid, signal.SIGKILL)
+    grader.wait()
+    assert 2 <= len(done) < len(roster), "the kill should land mid-batch"
+    before = {path: path.stat().st_mtime_ns for path in done}
+
+    rerun = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    rows = csv_rows(course)
+    assert sorted(row["student"] for row in rows) == sorted(roster)  # everyone, exactly once
+    assert all(row["status"] == "graded" for row in rows)
+    totals = {row["student"]: float(row["total"]) for row in rows}
+    assert {totals[s] for s, v in roster.items() if v == "correct"} == {100.0}
+    buggy = {totals[s] for s, v in roster.items() if v != "correct"}
+    assert len(buggy) == 1 and buggy.pop() < 100.0  # the same bug, the same grade
+    assert all(path.stat().st_mtime_ns == mtime for path, mtime in before.items()), (
+        "work graded before the kill must not be redone"
+    )
