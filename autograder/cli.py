@@ -17,6 +17,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "autograder.autograde.command",
         "grade every submission of a course: sandboxed, parallel, resumable (TAs)",
     ),
+    "cohort": (
+        "autograder.cohorts.command",
+        "per-cohort workflow: release, collect, grade, feedback, export",
+    ),
     "generate-release": (
         "autograder.release",
         "regenerate release/ from source/ with nbgrader and prove it current and leak-free",

@@ -16,12 +16,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from tqdm import tqdm
 
 from autograder.autograde import gradebook, grades_csv, report
-from autograder.autograde.course import FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.autograde.course import FEEDBACK_HTML, RESULTS_JSON, Course, submitted_at
 from autograder.autograde.result import (
     STATUS_ERROR,
     PartResult,
@@ -42,6 +43,7 @@ class BatchOptions:
     force: bool = False
     limits: Limits = field(default_factory=Limits)
     cohort: str | None = None
+    due: datetime | None = None  # submissions after it are flagged late (not penalised)
     isolate: bool = True
     progress: bool = True
     write_gradebook: bool = True
@@ -183,6 +185,10 @@ def grade_course(
     finally:
         bar.close()
     ordered = [results[s] for s in students if s in results]
+    for result in ordered:
+        moment = submitted_at(course.submitted(result.student))
+        result.submitted_at = f"{moment:%Y-%m-%d %H:%M:%S} UTC" if moment else ""
+        result.late = bool(options.due and moment and moment > options.due)
     if options.write_gradebook:
         gradebook.record(course, [r for r in ordered if r.status != STATUS_ERROR])
     grades_csv.write(ordered, course.grades_csv())

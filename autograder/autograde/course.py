@@ -8,9 +8,11 @@ root defaults to the current directory, as with ``nbgrader``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 GRADES_CSV = "grades.csv"
+TIMESTAMP_TXT = "timestamp.txt"  # written by nbgrader submit/collect/zip_collect
 RESULTS_JSON = "results.json"
 FEEDBACK_HTML = "feedback.html"
 
@@ -51,3 +53,20 @@ class Course:
             and not entry.name.startswith(".")
             and (entry / self.assignment).is_dir()
         )
+
+
+def parse_time(text: str) -> datetime:
+    """nbgrader's '2026-12-14 23:59:00.123 UTC' or ISO 8601, as an aware UTC time."""
+    cleaned = text.strip().removesuffix("UTC").strip()
+    moment = datetime.fromisoformat(cleaned)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def submitted_at(folder: Path) -> datetime | None:
+    """When nbgrader recorded the submission (its timestamp.txt), if it did."""
+    try:
+        return parse_time((folder / TIMESTAMP_TXT).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None

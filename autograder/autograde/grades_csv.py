@@ -11,7 +11,7 @@ from autograder.autograde.result import SubmissionResult, write_atomically
 from autograder.parts import part_points
 
 FIXED_COLUMNS = ("student", "assignment", "status", "total", "max_score")
-TRAILING_COLUMNS = ("needs_review", "reason")
+TRAILING_COLUMNS = ("late", "submitted_at", "needs_review", "reason")
 
 
 def header() -> list[str]:
@@ -25,6 +25,8 @@ def row(result: SubmissionResult) -> dict[str, object]:
         "status": result.status,
         "total": f"{result.score:g}",
         "max_score": f"{result.max_score:g}",
+        "late": "yes" if result.late else "no",
+        "submitted_at": result.submitted_at,
         "needs_review": "yes" if result.needs_review else "no",
         "reason": result.reason,
     }

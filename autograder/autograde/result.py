@@ -61,6 +61,8 @@ class SubmissionResult:
     grader_version: str = ""
     isolation: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    submitted_at: str = ""  # nbgrader's timestamp, when there is one
+    late: bool = False  # submitted after the due date (decided by the coordinator)
 
     @property
     def score(self) -> float:
@@ -107,6 +109,8 @@ class SubmissionResult:
                 "grader_version": self.grader_version,
                 "isolation": self.isolation,
                 "seconds": round(self.seconds, 3),
+                "submitted_at": self.submitted_at,
+                "late": self.late,
             },
         }
 
@@ -137,6 +141,8 @@ class SubmissionResult:
             grader_version=extra.get("grader_version", ""),
             isolation=extra.get("isolation", []),
             seconds=extra.get("seconds", 0.0),
+            submitted_at=extra.get("submitted_at", ""),
+            late=extra.get("late", False),
         )
 
 
