@@ -22,7 +22,7 @@ demo: setup
 
 ## test: the whole suite, slow end-to-end tests included (what CI runs)
 test: setup
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadfile
 
 ## test-fast: skip the tests that start kernels or nbgrader
 test-fast: setup

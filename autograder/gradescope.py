@@ -45,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     student = args.student_id or student_from_metadata(args.metadata) or "student"
     submission = load_submission(args.submission, student)
-    session = GradingSession.start(course_root=args.submission.parent)
+    session = GradingSession.start()
     try:
         result = grade_submission(submission, session, cohort=args.cohort)
     finally:

@@ -68,12 +68,12 @@ class BatchSummary:
 _SESSION = None
 
 
-def _start_session(limits: Limits, course_root: str, isolate: bool) -> None:
+def _start_session(limits: Limits, isolate: bool) -> None:
     """Process-pool initializer: a warm zygote and a sandbox user id of this process's own."""
     global _SESSION
     from autograder.autograde.grade_one import GradingSession
 
-    _SESSION = GradingSession.start(limits, course_root=Path(course_root), isolate=isolate)
+    _SESSION = GradingSession.start(limits, isolate=isolate)
 
 
 def _grade_and_save(course: Course, student: str, cohort: str | None) -> SubmissionResult:
@@ -126,7 +126,7 @@ def _run_pool(
         jobs,
         mp_context=context,
         initializer=_start_session,
-        initargs=(options.limits, str(course.root), options.isolate),
+        initargs=(options.limits, options.isolate),
     ) as pool:
         futures = {pool.submit(_grade_and_save, course, s, options.cohort): s for s in students}
         for future in as_completed(futures):

@@ -21,6 +21,9 @@ def evidence_part_scores(report: EvidenceReport) -> dict[str, PartScore]:
             if finding.part == part or (finding.part not in EVIDENCE_PARTS and part == "evidence")
         )
         earned = min(float(report.points.get(part, 0.0)), float(points[part]))
+        if part == "limitation" and earned < points[part] and not messages:
+            messages = ("the evidence file could not be read (see the evidence part), "
+                        "so there was no limitation to grade",)
         scores[part] = PartScore(
             part=part,
             points=earned,

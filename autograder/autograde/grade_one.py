@@ -11,7 +11,6 @@ import hashlib
 import time
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 
 from autograder import ASSIGNMENT
 from autograder.autograde.evidence_parts import evidence_part_scores
@@ -27,7 +26,7 @@ from autograder.evidence import verify_evidence
 from autograder.grading import run_checks, score_parts
 from autograder.grading.scoring import PartScore
 from autograder.parts import FUNCTION_PARTS, part_points
-from autograder.sandbox.client import SandboxReport, SandboxStudent, repository_paths_to_hide
+from autograder.sandbox.client import SandboxReport, SandboxStudent
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.uids import UidLease
 from autograder.sandbox.zygote import Zygote
@@ -54,7 +53,6 @@ class GradingSession:
     zygote: Zygote
     lease: UidLease
     limits: Limits = field(default_factory=Limits)
-    hide: list[str] = field(default_factory=list)
     isolate: bool = True
 
     @classmethod
@@ -62,18 +60,12 @@ class GradingSession:
         cls,
         limits: Limits | None = None,
         *,
-        course_root: Path | None = None,
         isolate: bool = True,
     ) -> GradingSession:
-        """Start a zygote; workers will not see the repository or the course root."""
-        import sys
-
-        hide = repository_paths_to_hide(REPO, Path(sys.prefix))
-        if course_root is not None:
-            hide.append(str(Path(course_root).resolve()))
+        """Start a zygote (workers see only the system and Python; see sandbox.isolation)."""
         zygote = Zygote.launch()
         warm_up_checks()  # imports torch, pytest and the checks while the zygote starts
-        return cls(zygote.wait_ready(), UidLease.acquire(), limits or Limits(), hide, isolate)
+        return cls(zygote.wait_ready(), UidLease.acquire(), limits or Limits(), isolate)
 
     def close(self) -> None:
         self.zygote.close()
@@ -136,14 +128,18 @@ def _explain(codes: tuple[str, ...]) -> list[str]:
 
 
 def _cell_notes(submission: Submission, report: SandboxReport) -> list[str]:
-    """Cells that raised, named as the student knows them (cell number, function)."""
+    """Cells that raised or were skipped, named as the student sees them:
+    the cell's position in the notebook and, for solution cells, its function."""
     ran = [cell for cell in submission.cells if cell.python is not None]
     notes = []
     for outcome in report.cells:
-        if outcome.error is None or outcome.index >= len(ran):
+        if outcome.index >= len(ran) or (outcome.error is None and not outcome.skipped):
             continue
         cell = ran[outcome.index]
-        where = f"code cell {cell.index + 1}" + (f" ({cell.grade_id})" if cell.grade_id else "")
+        where = f"notebook cell {cell.index + 1}" + (f" ({cell.grade_id})" if cell.grade_id else "")
+        if outcome.skipped:
+            notes.append(f"{where} was skipped: {outcome.skipped}")
+            continue
         error = outcome.error
         notes.append(
             f"{where} raised {error.type_name}" + (f": {error.message}" if error.message else "")
@@ -171,7 +167,6 @@ def grade_submission(
             session.zygote,
             limits=session.limits,
             uid=session.lease.uid,
-            hide=session.hide,
             isolate=session.isolate,
         ) as student:
             scores = list(score_parts(run_checks(student)).values())

@@ -102,6 +102,9 @@ def _read_cells(path: Path, submission: Submission) -> list[Cell] | None:
             f"column {error.colno} ({error.msg}); open it in Jupyter, save it and resubmit"
         )
         return None
+    except (RecursionError, ValueError):
+        submission.fatal = f"{path.name} is not a valid notebook (its JSON is nested too deeply to read)"
+        return None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         submission.fatal = f"{path.name} is not a Jupyter notebook (it has no list of cells)"
         return None
@@ -110,8 +113,10 @@ def _read_cells(path: Path, submission: Submission) -> list[Cell] | None:
         if not isinstance(raw, dict) or raw.get("cell_type") != "code":
             continue
         source = raw.get("source", "")
-        source = "".join(source) if isinstance(source, list) else source
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source)
         if not isinstance(source, str):
+            submission.notes.append(f"notebook cell {index + 1} is damaged (its source is not text); it was not run")
             continue
         meta = raw.get("metadata", {})
         nbgrader = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
@@ -120,13 +125,25 @@ def _read_cells(path: Path, submission: Submission) -> list[Cell] | None:
             isinstance(nbgrader, dict) and nbgrader.get("locked") and not nbgrader.get("solution")
         )
         runs = not locked or grade_id in RUN_LOCKED
-        cells.append(Cell(index, grade_id, to_python(source) if runs else None))
+        cells.append(Cell(index, grade_id, _python(source) if runs else None))
     return cells
+
+
+def _python(source: str) -> str:
+    """Plain Python for a cell; a cell IPython cannot even parse is run as written
+    (it then fails with the student's own SyntaxError)."""
+    try:
+        return to_python(source)
+    except Exception:  # noqa: BLE001 - IPython's transformers on hostile text
+        return source
 
 
 def load_submission(folder: Path, student: str) -> Submission:
     """Inspect ``folder``; never raises for anything a student can do to it."""
     submission = Submission(student=student, folder=folder)
+    if folder.is_symlink() or folder.parent.is_symlink():
+        submission.fatal = "the submission folder is a symbolic link; submit the files themselves"
+        return submission
     if not folder.is_dir():
         submission.fatal = "no submission folder"
         return submission

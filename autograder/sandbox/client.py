@@ -13,7 +13,6 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from autograder import plain
@@ -53,14 +52,12 @@ class SandboxStudent:
         *,
         limits: Limits | None = None,
         uid: int = 61000,
-        hide: Sequence[str] = (),
         isolate: bool = True,
     ) -> None:
         self.cells = list(cells)
         self.zygote = zygote
         self.limits = limits or Limits()
         self.uid = uid  # leased by the caller (sandbox.uids): no other grader uses it
-        self.hide = [str(path) for path in hide]
         self.isolate = isolate
         self.report = SandboxReport()
         self.started = time.monotonic()
@@ -196,7 +193,6 @@ class SandboxStudent:
                 )
                 self.report.cells.append(CellOutcome(index, error=error))
                 continue
-            self.report.events.append(f"code cell {index + 1} was skipped: {self._skip[index]}")
             self._kill()
             return index
         return None
@@ -206,7 +202,6 @@ class SandboxStudent:
         config = {
             "uid": self.uid,
             "scratch": self._scratch,
-            "hide": self.hide,
             "limits": self.limits.to_dict(),
             "isolate": self.isolate,
         }
@@ -262,12 +257,3 @@ class SandboxStudent:
             kill_worker(self._pid, self.uid if self.isolate else None)
             self._pid = None
 
-
-def repository_paths_to_hide(repo: Path, venv: Path) -> list[str]:
-    """Every entry of the repository except the virtual environment the worker runs from."""
-    venv = venv.resolve()
-    return sorted(
-        str(entry)
-        for entry in repo.iterdir()
-        if entry.resolve() != venv and not str(venv).startswith(str(entry.resolve()) + "/")
-    )

@@ -1,12 +1,15 @@
 """Confine a freshly forked worker before it runs any student code.
 
 Applied in the child, in this order: its own session (so it can be killed as a
-group), no terminal and no inherited output, then, when the grader runs as
-root on Linux: a private mount namespace in which the repository, the course
-and other workers' scratch space are covered by empty read-only filesystems,
-no network, and an unprivileged user id of its own (which makes the process
-limit count this worker alone and lets the grader kill every process it
-started, even one that left the session). Resource limits always apply.
+group), no terminal and no inherited output; then, when the grader runs as
+root on Linux, a private mount namespace with a *minimal root*: a fresh tmpfs
+holding read-only bind mounts of the system (``/usr``, ``/etc`` ...) and of the
+Python installation only, plus an empty working directory. The repository,
+every course root, ``/tmp``, ``/home`` and anything else on the machine simply
+do not exist for the worker. Then no network, and an unprivileged user id of
+its own (which makes the process limit count this worker alone and lets the
+grader kill every process it started, even one that left the session).
+Resource limits always apply.
 
 Each step that could not be applied is reported, never silently skipped: the
 grader records the isolation level with every result.
@@ -17,18 +20,23 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
+import signal
+import site
 import sys
-from collections.abc import Sequence
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWNET = 0x40000000
 MS_RDONLY = 1
 MS_NOSUID = 2
 MS_NODEV = 4
+MS_REMOUNT = 32
 MS_BIND = 4096
-MS_MOVE = 8192
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
+
+SYSTEM_TREES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+DEVICES = ("/dev/null", "/dev/zero", "/dev/random", "/dev/urandom")
+WORKDIR = "/submission"  # the worker's working directory (and HOME) inside its root
 
 
 def _libc() -> ctypes.CDLL:
@@ -37,62 +45,67 @@ def _libc() -> ctypes.CDLL:
 
 def _check(result: int, what: str) -> None:
     if result != 0:
-        raise OSError(ctypes.get_errno(), f"{what}: {os.strerror(ctypes.get_errno())}")
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
 
 
-def _mount_tmpfs(libc: ctypes.CDLL, target: str, options: str, flags: int) -> None:
-    _check(
-        libc.mount(b"tmpfs", target.encode(), b"tmpfs", flags, options.encode()),
-        f"mount tmpfs on {target}",
-    )
+def _mount(libc: ctypes.CDLL, source: str, target: str, fstype: str | None, flags: int,
+           options: str | None = None) -> None:
+    _check(libc.mount(source.encode(), target.encode(), fstype.encode() if fstype else None,
+                      flags, options.encode() if options else None), f"mount {source} on {target}")
 
 
-def _closed_ancestor(path: str) -> str | None:
-    """The first directory above ``path`` that other users cannot enter, if any."""
-    parts = os.path.abspath(path).split(os.sep)
-    for depth in range(2, len(parts) + 1):
-        ancestor = os.sep.join(parts[:depth])
-        if not os.stat(ancestor).st_mode & 0o001:
-            return ancestor
-    return None
+def _bind_readonly(libc: ctypes.CDLL, source: str, target: str) -> None:
+    if os.path.isdir(source):
+        os.makedirs(target, mode=0o755, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+        open(target, "a").close()
+    _mount(libc, source, target, None, MS_BIND | MS_REC)
+    _mount(libc, source, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
 
 
-def expose_runtime(libc: ctypes.CDLL, runtime: Sequence[str], staging: str) -> None:
-    """Make the Python installation readable to the worker's user when it lives under a
-    private directory (``/root/.pyenv``): that directory is replaced by an empty one
-    holding only the installation, so the rest of it stays hidden."""
-    for path in runtime:
-        ancestor = _closed_ancestor(path)
-        if ancestor is None:
-            continue
-        os.makedirs(staging, exist_ok=True)
-        _check(
-            libc.mount(path.encode(), staging.encode(), None, MS_BIND | MS_REC, None),
-            f"bind {path}",
-        )
-        _mount_tmpfs(libc, ancestor, "size=4k,mode=0755", MS_NOSUID | MS_NODEV)
-        os.makedirs(path, mode=0o755, exist_ok=True)
-        _check(libc.mount(staging.encode(), path.encode(), None, MS_MOVE, None), f"move {path}")
+def runtime_paths() -> list[str]:
+    """The Python installation the worker needs: the interpreter's prefixes and the
+    site-packages directories (a virtual environment may live inside the repository)."""
+    paths = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, *site.getsitepackages())}
+    # Keep only the outermost of nested paths.
+    return sorted(p for p in paths if not any(p != q and p.startswith(q + "/") for q in paths))
 
 
-def hide_paths(
-    paths: Sequence[str], scratch: str, uid: int, file_mb: int, runtime: Sequence[str] = ()
-) -> None:
-    """New mount namespace: each of ``paths`` becomes an empty read-only directory
-    (a file becomes unreadable), and ``scratch`` a fresh private tmpfs of ``file_mb``."""
+def build_root(libc: ctypes.CDLL, new_root: str, uid: int, file_mb: int) -> None:
+    """A tmpfs at ``new_root`` with read-only system and Python trees, devices,
+    /proc, a private /tmp and the writable working directory."""
+    _mount(libc, "tmpfs", new_root, "tmpfs", MS_NOSUID | MS_NODEV, f"size={file_mb}m,mode=0755")
+    for tree in SYSTEM_TREES:
+        if os.path.islink(tree):  # /bin -> usr/bin on merged-/usr systems
+            os.symlink(os.readlink(tree), new_root + tree)
+        elif os.path.isdir(tree):
+            _bind_readonly(libc, tree, new_root + tree)
+    for path in runtime_paths():
+        _bind_readonly(libc, path, new_root + path)
+    for device in DEVICES:
+        if os.path.exists(device):
+            os.makedirs(new_root + "/dev", mode=0o755, exist_ok=True)
+            open(new_root + device, "a").close()
+            _mount(libc, device, new_root + device, None, MS_BIND)
+    os.makedirs(new_root + "/proc", mode=0o555)
+    _mount(libc, "/proc", new_root + "/proc", None, MS_BIND | MS_REC)
+    for private, mode in (("/tmp", 0o1777), ("/dev/shm", 0o1777), (WORKDIR, 0o700)):
+        os.makedirs(new_root + private, exist_ok=True)
+        os.chmod(new_root + private, mode)
+    os.chown(new_root + WORKDIR, uid, uid)
+
+
+def enter_minimal_root(scratch: str, uid: int, file_mb: int) -> None:
+    """New mount namespace, then chroot into a minimal root built under ``scratch``."""
     libc = _libc()
     _check(libc.unshare(CLONE_NEWNS), "unshare mount namespace")
-    _check(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "make mounts private")
-    expose_runtime(libc, runtime, os.path.join(scratch, ".runtime"))
-    for path in paths:
-        if os.path.isdir(path):
-            _mount_tmpfs(libc, path, "size=4k,mode=0555", MS_RDONLY | MS_NOSUID | MS_NODEV)
-        elif os.path.exists(path):
-            _check(libc.mount(b"/dev/null", path.encode(), None, 4096, None), f"cover {path}")
+    _mount(libc, "none", "/", None, MS_REC | MS_PRIVATE)
     os.makedirs(scratch, exist_ok=True)
-    _mount_tmpfs(
-        libc, scratch, f"size={file_mb}m,mode=0700,uid={uid},gid={uid}", MS_NOSUID | MS_NODEV
-    )
+    build_root(libc, scratch, uid, file_mb)
+    os.chroot(scratch)
+    os.chdir(WORKDIR)
 
 
 def drop_network() -> None:
@@ -137,10 +150,7 @@ def user_process_count(uid: int) -> int:
     return count
 
 
-def isolate(config: dict) -> list[str]:
-    """Apply every step that this machine allows; returns what was applied."""
-    applied = []
-    os.setsid()
+def _redirect_output() -> None:
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
@@ -152,27 +162,38 @@ def isolate(config: dict) -> list[str]:
         import faulthandler
 
         faulthandler.enable()
+
+
+def isolate(config: dict) -> list[str]:
+    """Apply every step that this machine allows; returns what was applied."""
+    applied = []
+    os.setsid()
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the zygote ignores it; students' subprocesses must not
+    _redirect_output()
     limits = config["limits"]
     uid = config["uid"]
     privileged = os.geteuid() == 0 and config.get("isolate", True)
+    workdir = config["scratch"]
     if privileged:
         try:
-            runtime = sorted({sys.base_prefix, sys.prefix}, key=len)
-            hide_paths(config["hide"], config["scratch"], uid, limits["file_mb"], runtime)
-            applied.append("private-filesystem")
+            enter_minimal_root(config["scratch"], uid, limits["file_mb"])
+            applied.append("minimal-root")
+            workdir = WORKDIR
         except OSError:
-            os.makedirs(config["scratch"], exist_ok=True)
+            pass
         try:
             drop_network()
             applied.append("no-network")
         except OSError:
             pass
-    else:
-        os.makedirs(config["scratch"], exist_ok=True)
-    os.chdir(config["scratch"])
+    os.makedirs(workdir, exist_ok=True)
+    os.chdir(workdir)
+    os.environ["HOME"] = workdir
+    os.environ["TMPDIR"] = "/tmp" if "minimal-root" in applied else workdir
     nproc = limits["nproc"]
     if privileged:
-        os.chown(config["scratch"], uid, uid)
+        if "minimal-root" not in applied:
+            os.chown(workdir, uid, uid)
         become(uid)
         applied.append("own-user")
     else:
