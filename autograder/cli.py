@@ -40,14 +40,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every registered sub-command."""
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The top-level parser. Only the command named in ``argv`` imports its module
+    (some pull in torch or jsonschema), so ``--help`` and every command start fast."""
     parser = argparse.ArgumentParser(
         prog="python -m autograder",
         description="Tools for the H2 attention assignment (instructor and TA side).",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    chosen = next((arg for arg in argv if arg in COMMANDS), None)
     for name, (module_name, help_text) in COMMANDS.items():
+        if name != chosen:
+            sub.add_parser(name, help=help_text)
+            continue
         module = importlib.import_module(module_name)
         command = sub.add_parser(name, help=help_text, description=module.__doc__)
         module.add_arguments(command)
@@ -57,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the chosen command; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(argv).parse_args(argv)
     return int(args._module.run(args) or 0)
 
 

@@ -19,8 +19,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import nbformat
-
 from autograder import ASSIGNMENT
 from autograder.sync import REPO, grade_id
 
@@ -99,6 +97,8 @@ def leaks(release_dir: Path) -> list[str]:
         for pattern, reason in FORBIDDEN.items():
             if re.search(pattern, text):
                 problems.append(f"{path.name}: contains {reason} ({pattern})")
+    import nbformat
+
     notebook = nbformat.read(release_dir / NOTEBOOK, as_version=4)
     for cell in notebook.cells:
         meta = cell.metadata.get("nbgrader", {})

@@ -14,11 +14,13 @@ from __future__ import annotations
 import argparse
 import inspect
 from pathlib import Path
-
-import nbformat
+from typing import TYPE_CHECKING
 
 import solutions
 from solutions import attention, evidence, evidence_check
+
+if TYPE_CHECKING:  # nbformat costs ~1 s to import; only the commands below need it
+    import nbformat
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE_NOTEBOOK = REPO / "source" / "h2_attention" / "h2_attention.ipynb"
@@ -114,6 +116,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import nbformat
+
     notebook = nbformat.read(args.notebook, as_version=4)
     if args.check:
         problems = drift(notebook) + schema_drift()

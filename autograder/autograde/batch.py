@@ -68,12 +68,15 @@ class BatchSummary:
 _SESSION = None
 
 
-def _start_session(limits: Limits, isolate: bool) -> None:
-    """Process-pool initializer: a warm zygote and a sandbox user id of this process's own."""
+def _start_session(channels: list, slots: multiprocessing.Queue, limits: Limits,
+                   isolate: bool) -> None:
+    """Process-pool initializer (in a process forked from the warm coordinator): its own
+    channel to the shared zygote and a sandbox user id of its own."""
     global _SESSION
     from autograder.autograde.grade_one import GradingSession
+    from autograder.sandbox.uids import UidLease
 
-    _SESSION = GradingSession.start(limits, isolate=isolate)
+    _SESSION = GradingSession(channels[slots.get()], UidLease.acquire(), limits, isolate)
 
 
 def _grade_and_save(course: Course, student: str, cohort: str | None) -> SubmissionResult:
@@ -117,26 +120,48 @@ def _run_pool(
     students: Sequence[str],
     options: BatchOptions,
     on_result: Callable[[SubmissionResult], None],
+    on_started: Callable[[], None] = lambda: None,
 ) -> list[str]:
-    """Grade ``students``; returns those lost to a crashed grading process (to retry)."""
-    context = multiprocessing.get_context("spawn")
+    """Grade ``students``; returns those lost to a crashed grading process (to retry).
+
+    The trusted imports (torch, checks, reference) happen once here, and the
+    grading processes are *forked* from this warm process; one zygote serves
+    them all, each through its own channel. Threads (the gradebook, progress)
+    start only after the forks (``on_started``).
+    """
+    from autograder.autograde.grade_one import warm_up_checks
+    from autograder.sandbox.zygote import Zygote
+
     jobs = max(1, min(options.jobs, len(students)))
+    channels = Zygote.launch(channels=jobs)
+    warm_up_checks()
+    for channel in channels:
+        channel.wait_ready()
+    context = multiprocessing.get_context("fork")
+    slots: multiprocessing.Queue = context.Queue()
+    for slot in range(jobs):
+        slots.put(slot)
     lost = []
-    with ProcessPoolExecutor(
-        jobs,
-        mp_context=context,
-        initializer=_start_session,
-        initargs=(options.limits, options.isolate),
-    ) as pool:
-        futures = {pool.submit(_grade_and_save, course, s, options.cohort): s for s in students}
-        for future in as_completed(futures):
-            student = futures[future]
-            try:
-                on_result(future.result())
-            except BrokenProcessPool:
-                lost.append(student)
-            except Exception as error:  # noqa: BLE001 - one student's grader failure is a row
-                on_result(_error_result(student, course.assignment, error))
+    try:
+        with ProcessPoolExecutor(
+            jobs,
+            mp_context=context,
+            initializer=_start_session,
+            initargs=(channels, slots, options.limits, options.isolate),
+        ) as pool:
+            futures = {pool.submit(_grade_and_save, course, s, options.cohort): s for s in students}
+            on_started()
+            for future in as_completed(futures):
+                student = futures[future]
+                try:
+                    on_result(future.result())
+                except BrokenProcessPool:
+                    lost.append(student)
+                except Exception as error:  # noqa: BLE001 - one student's grader failure is a row
+                    on_result(_error_result(student, course.assignment, error))
+    finally:
+        for channel in reversed(channels):  # the owner (first) last: it waits for the zygote
+            channel.close()
     return sorted(lost)
 
 
@@ -155,6 +180,13 @@ def grade_course(
             results[student] = saved
             skipped.append(student)
     todo = [s for s in students if s not in results]
+    preparing: list = []
+
+    def after_fork() -> None:  # the grading processes exist: threads are safe now
+        if options.write_gradebook and not preparing:
+            preparing.append(gradebook.prepare(course))
+
+    tqdm.monitor_interval = 0  # no monitor thread: grading processes are forked from this one
     bar = tqdm(
         total=len(todo),
         unit="submission",
@@ -175,7 +207,7 @@ def grade_course(
         for _attempt in range(2):
             if not pending:
                 break
-            pending = _run_pool(course, pending, options, on_result)
+            pending = _run_pool(course, pending, options, on_result, after_fork)
         for student in pending:
             on_result(
                 _error_result(
@@ -190,6 +222,8 @@ def grade_course(
         result.submitted_at = f"{moment:%Y-%m-%d %H:%M:%S} UTC" if moment else ""
         result.late = bool(options.due and moment and moment > options.due)
     if options.write_gradebook:
+        for thread in preparing:
+            thread.join()
         gradebook.record(course, [r for r in ordered if r.status != STATUS_ERROR])
     grades_csv.write(ordered, course.grades_csv())
     return BatchSummary(

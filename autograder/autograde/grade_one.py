@@ -73,11 +73,17 @@ class GradingSession:
 
 
 def warm_up_checks() -> None:
-    """Import what the first ``run_checks`` would, so no submission pays for it."""
-    import torch  # noqa: F401
+    """Import and collect what the first ``run_checks`` would, so no submission pays
+    for it (and processes forked afterwards start warm)."""
+    import torch
 
     import autograder.evidence  # noqa: F401  (jsonschema)
     import solutions  # noqa: F401
+    from autograder.autograde import report  # noqa: F401  (jinja2)
+    from autograder.grading.runner import collect_checks
+
+    torch.set_num_threads(1)  # one grading process per core; no thread pool to fork
+    collect_checks()
 
 
 def _part_result(score: PartScore) -> PartResult:

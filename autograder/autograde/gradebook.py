@@ -9,6 +9,7 @@ Writing is idempotent: re-running after an interruption rewrites the same values
 from __future__ import annotations
 
 import os
+import threading
 import warnings
 from collections.abc import Iterable
 
@@ -34,31 +35,59 @@ def ensure_assignment(gradebook: object, assignment: str, notebook: str) -> None
         )
 
 
-def record(course: Course, results: Iterable[SubmissionResult], notebook: str | None = None) -> int:
-    """Store every result's part scores; returns how many submissions were written."""
+def _open(course: Course, notebook: str) -> object:
+    """The course's gradebook with this assignment in it (created on first use)."""
     _quiet_sqlalchemy()
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import Gradebook
+    from sqlalchemy import text
 
     from autograder.release import nbgrader_env
 
     os.environ["PATH"] = nbgrader_env()["PATH"]  # nbgrader runs `alembic` for a new gradebook
+    gradebook = Gradebook(course.db_url)
+    # nbgrader commits after every row; without an fsync per commit a cohort takes well
+    # under a second. results.json files are the durable record: re-running repairs a crash.
+    gradebook.db.execute(text("PRAGMA synchronous = OFF"))
+    ensure_assignment(gradebook, course.assignment, notebook)
+    return gradebook
+
+
+def prepare(course: Course, notebook: str | None = None) -> threading.Thread:
+    """Import nbgrader and create the gradebook in the background while grading runs
+    (about 3 s for a new course); ``record`` then only writes scores."""
+
+    def work() -> None:
+        try:
+            _open(course, notebook or course.assignment).close()
+        except Exception:  # noqa: BLE001 - record() opens it again and reports the error
+            pass
+
+    thread = threading.Thread(target=work, name="gradebook-prepare", daemon=True)
+    thread.start()
+    return thread
+
+
+def record(course: Course, results: Iterable[SubmissionResult], notebook: str | None = None) -> int:
+    """Store every result's part scores; returns how many submissions were written."""
+    from nbgrader.api import MissingEntry
 
     notebook = notebook or course.assignment
     written = 0
-    with Gradebook(course.db_url) as gradebook:
-        ensure_assignment(gradebook, course.assignment, notebook)
+    gradebook = _open(course, notebook)
+    try:
         for result in results:
             gradebook.update_or_create_student(result.student)
             try:
-                gradebook.find_submission(course.assignment, result.student)
+                submission = gradebook.find_submission(course.assignment, result.student)
             except MissingEntry:
-                gradebook.add_submission(course.assignment, result.student)
+                submission = gradebook.add_submission(course.assignment, result.student)
+            grades = {grade.name: grade for nb in submission.notebooks for grade in nb.grades}
             for part in result.parts:
-                grade = gradebook.find_grade(
-                    f"{GRADE_CELL_PREFIX}{part.part}", notebook, course.assignment, result.student
-                )
+                grade = grades[f"{GRADE_CELL_PREFIX}{part.part}"]
                 grade.auto_score = part.points
                 grade.needs_manual_grade = part.needs_review
-            gradebook.db.commit()
             written += 1
+        gradebook.db.commit()
+    finally:
+        gradebook.close()
     return written

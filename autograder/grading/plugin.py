@@ -79,20 +79,30 @@ class CheckPlugin:
         return report
 
 
-def _verdict(item: pytest.Item, call: pytest.CallInfo[Any]) -> CheckResult:
+def describe_item(item: pytest.Item) -> dict[str, Any]:
+    """Name, title, part and points of a collected check."""
     marker = item.get_closest_marker("part")
     part = str(marker.args[0]) if marker and marker.args else "?"
     max_points = int(marker.kwargs.get("points", 0)) if marker else 0
     module = item.nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
-    common = {
+    return {
         "name": f"{module}::{item.name}",
         "title": _title(item),
         "part": part,
         "max_points": max_points,
     }
-    if call.excinfo is None:
+
+
+def _verdict(item: pytest.Item, call: pytest.CallInfo[Any]) -> CheckResult:
+    return verdict(describe_item(item), call.excinfo.value if call.excinfo else None)
+
+
+def verdict(common: dict[str, Any], exc: BaseException | None) -> CheckResult:
+    """A check's result from how it ended: no exception, a ``CheckFailure``, a
+    ``StudentError`` that escaped, or anything else (a generic message)."""
+    max_points = common["max_points"]
+    if exc is None:
         return CheckResult(**common, points=max_points, status="passed")
-    exc = call.excinfo.value
     if isinstance(exc, CheckFailure):
         error = exc.student_error.signature() if exc.student_error else None
         return CheckResult(

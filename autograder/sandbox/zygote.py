@@ -38,34 +38,42 @@ class ZygoteError(RuntimeError):
 
 
 class Zygote:
-    """Trusted-side handle on a zygote process."""
+    """Trusted-side handle on a zygote: one control channel of it.
 
-    def __init__(self, process: subprocess.Popen, control: socket.socket) -> None:
+    One zygote process can serve several grading processes, each through a
+    channel of its own (``launch(channels=N)``); only the handle that started
+    the process (``owner``) waits for it on ``close``.
+    """
+
+    def __init__(self, process: subprocess.Popen | None, control: socket.socket) -> None:
         self.process = process
         self.control = control
 
     @classmethod
     def start(cls, timeout: float = 60.0) -> Zygote:
-        """Start a zygote and wait until it has imported and warmed everything."""
-        return cls.launch().wait_ready(timeout)
+        """Start a zygote with one channel and wait until it is warm."""
+        return cls.launch()[0].wait_ready(timeout)
 
     @classmethod
-    def launch(cls) -> Zygote:
-        """Start a zygote without waiting (warm other things meanwhile, then ``wait_ready``)."""
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    def launch(cls, channels: int = 1) -> list[Zygote]:
+        """Start a zygote without waiting (warm other things meanwhile, then ``wait_ready``
+        on every handle). The first handle owns the process."""
+        pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(channels)]
         env = {key: value for key, value in os.environ.items() if not key.startswith("NBGRADER")}
         env.update(THREAD_ENV)
+        fds = [theirs.fileno() for _, theirs in pairs]
         process = subprocess.Popen(
-            [sys.executable, "-m", "autograder.sandbox.zygote", str(theirs.fileno())],
-            pass_fds=[theirs.fileno()],
+            [sys.executable, "-m", "autograder.sandbox.zygote", *map(str, fds)],
+            pass_fds=fds,
             env=env,
             cwd="/",
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        theirs.close()
-        return cls(process, ours)
+        for _, theirs in pairs:
+            theirs.close()
+        return [cls(process if index == 0 else None, ours) for index, (ours, _) in enumerate(pairs)]
 
     def wait_ready(self, timeout: float = 60.0) -> Zygote:
         """Block until the zygote has imported and warmed everything."""
@@ -75,7 +83,8 @@ class Zygote:
         except TimeoutError:
             ready = b""
         if ready != b"ready":
-            self.process.kill()
+            if self.process is not None:
+                self.process.kill()
             raise ZygoteError("the sandbox process did not start (is torch installed?)")
         self.control.settimeout(None)
         return self
@@ -101,8 +110,11 @@ class Zygote:
         return int(answer[4:]), ours
 
     def close(self) -> None:
-        """Stop the zygote (its workers are killed by their owners)."""
+        """Close this channel; the owner also waits for the zygote, which exits once
+        every channel is closed (its workers are killed by their owners)."""
         self.control.close()
+        if self.process is None:
+            return
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -144,9 +156,10 @@ def _serve_child(config: dict, sock: socket.socket) -> None:
         os._exit(0)
 
 
-def main(control_fd: int) -> None:
-    """The zygote's loop: fork a worker per request until the control socket closes."""
+def main(control_fds: list[int]) -> None:
+    """The zygote's loop: fork a worker per request, on any channel, until all are closed."""
     import importlib
+    import select
 
     for name in PRELOAD:
         importlib.import_module(name)
@@ -156,23 +169,29 @@ def main(control_fd: int) -> None:
     _warm_up()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped automatically
     _become_subreaper()  # ... and so are orphans of killed workers (no zombie holds a uid)
-    control = socket.socket(fileno=control_fd)
-    control.sendall(b"ready")
-    while True:
-        try:
-            message, fds, _, _ = socket.recv_fds(control, 1 << 20, 1)
-        except OSError:
-            return
-        if not message or not fds:
-            return
-        config = json.loads(message[4 : 4 + int.from_bytes(message[:4], "big")])
-        child_sock = socket.socket(fileno=fds[0])
-        pid = os.fork()
-        if pid == 0:
-            control.close()
-            _serve_child(config, child_sock)
-        child_sock.close()
-        control.sendall(f"pid {pid}".encode())
+    controls = [socket.socket(fileno=fd) for fd in control_fds]
+    for control in controls:
+        control.sendall(b"ready")
+    while controls:
+        readable, _, _ = select.select(controls, [], [])
+        for control in readable:
+            try:
+                message, fds, _, _ = socket.recv_fds(control, 1 << 20, 1)
+            except OSError:
+                message, fds = b"", []
+            if not message or not fds:
+                controls.remove(control)
+                control.close()
+                continue
+            config = json.loads(message[4 : 4 + int.from_bytes(message[:4], "big")])
+            child_sock = socket.socket(fileno=fds[0])
+            pid = os.fork()
+            if pid == 0:
+                for channel in controls:
+                    channel.close()
+                _serve_child(config, child_sock)
+            child_sock.close()
+            control.sendall(f"pid {pid}".encode())
 
 
 def kill_worker(pid: int, uid: int | None) -> None:
@@ -211,4 +230,4 @@ def _owned_by(pid: str, uid: int) -> bool:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]))
+    main([int(fd) for fd in sys.argv[1:]])

@@ -216,5 +216,9 @@ def test_grading_error_when_checks_cannot_be_collected(monkeypatch, tmp_path):
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     (tmp_path / "test_bad.py").write_text("import no_such_module_anywhere\n")
     monkeypatch.setattr(runner, "CHECKS_DIR", tmp_path)
-    with pytest.raises(GradingError):
-        run_checks(InProcessStudent(""))
+    runner.collect_checks.cache_clear()  # checks are collected once per process
+    try:
+        with pytest.raises(GradingError):
+            run_checks(InProcessStudent(""))
+    finally:
+        runner.collect_checks.cache_clear()
