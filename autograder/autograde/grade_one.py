@@ -63,7 +63,7 @@ class GradingSession:
         isolate: bool = True,
     ) -> GradingSession:
         """Start a zygote (workers see only the system and Python; see sandbox.isolation)."""
-        zygote = Zygote.launch()
+        (zygote,) = Zygote.launch()
         warm_up_checks()  # imports torch, pytest and the checks while the zygote starts
         return cls(zygote.wait_ready(), UidLease.acquire(), limits or Limits(), isolate)
 

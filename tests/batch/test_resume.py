@@ -79,3 +79,22 @@ def test_a_killed_batch_loses_nothing(tmp_path, course_factory):
     assert all(path.stat().st_mtime_ns == mtime for path, mtime in before.items()), (
         "work graded before the kill must not be redone"
     )
+
+
+def test_a_new_gradebook_has_nbgraders_schema_version(tmp_path):
+    """The gradebook we create records the alembic head nbgrader itself computes (with
+    `alembic heads` in a subprocess), so `nbgrader db upgrade` and formgrader accept it."""
+    import sqlite3
+
+    from nbgrader.dbutil import _temp_alembic_ini
+
+    from autograder.autograde import gradebook
+    from autograder.release import nbgrader_env
+
+    gradebook._open(Course(tmp_path, ASSIGNMENT), ASSIGNMENT).close()
+    (stamped,) = sqlite3.connect(tmp_path / "gradebook.db").execute(
+        "SELECT version_num FROM alembic_version").fetchone()
+    with _temp_alembic_ini("sqlite:////tmp/gradebook.db") as ini:
+        heads = subprocess.run(["alembic", "-c", ini, "heads"], capture_output=True, text=True,
+                               env=nbgrader_env(), check=True)
+    assert stamped == heads.stdout.split()[0]
