@@ -1,0 +1,37 @@
+"""run-autograder follows Gradescope's contract: submission folder in, results.json out."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from autograder import ASSIGNMENT
+from autograder.parts import part_points
+
+pytestmark = pytest.mark.slow
+
+
+def test_run_autograder_writes_gradescope_results(tmp_path, course_factory):
+    course_factory(tmp_path / "course", {"s042": "softmax_wrong_axis"})
+    submission = tmp_path / "course" / "submitted" / "s042" / ASSIGNMENT
+    metadata = tmp_path / "submission_metadata.json"
+    metadata.write_text(json.dumps({"users": [{"sid": "s042", "email": "s042@example.org"}]}))
+    results = tmp_path / "results" / "results.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "run-autograder", "--submission", str(submission),
+         "--results", str(results), "--metadata", str(metadata)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    data = json.loads(results.read_text())
+    assert data["max_score"] == sum(part_points().values())
+    assert 0 < data["score"] < data["max_score"]  # the bug costs points, the rest is earned
+    assert {test["tags"][0] for test in data["tests"]} == set(part_points())
+    failed = [t for t in data["tests"] if t["status"] == "failed"]
+    assert failed and all(t["output"] for t in failed)  # every lost point is explained
+    assert data["extra_data"]["student"] == "s042"  # from the metadata: the evidence matched
+    assert data["extra_data"]["parts"][-2]["points"] == part_points()["evidence"]
+    assert (results.parent / "feedback.html").exists()
