@@ -124,6 +124,18 @@ def expect_dtype(got: np.ndarray, dtype: np.dtype | type, what: str, diagnosis: 
         raise CheckFailure(f"Expected {what} to have dtype {want}, got {got.dtype}.", diagnosis)
 
 
+def _require_array(
+    got: Any, shape: tuple[int, ...], what: str, kind: str, codes: Callable[[], tuple[str, ...]]
+) -> None:
+    """A base ndarray of the expected shape holding numbers, or a student-facing failure."""
+    if type(got) is not np.ndarray:
+        raise CheckFailure(f"Expected {what} to be a NumPy array, got {plain.describe_type(got)}.", codes())
+    if got.shape != shape:
+        raise CheckFailure(f"Expected {what} to have shape {shape}, got {got.shape}.", codes())
+    if got.dtype.kind not in "biuf":
+        raise CheckFailure(f"Expected {what} {kind}, got dtype {got.dtype}.", codes())
+
+
 def expect_close(
     got: Any,
     want: np.ndarray,
@@ -142,12 +154,7 @@ def expect_close(
     def codes() -> tuple[str, ...]:
         return tuple(diagnose(got)) if diagnose is not None else ()
 
-    if type(got) is not np.ndarray:
-        raise CheckFailure(f"Expected {what} to be a NumPy array, got {plain.describe_type(got)}.", codes())
-    if got.shape != want.shape:
-        raise CheckFailure(f"Expected {what} to have shape {want.shape}, got {got.shape}.", codes())
-    if got.dtype.kind not in "biuf":
-        raise CheckFailure(f"Expected {what} to hold real numbers, got dtype {got.dtype}.", codes())
+    _require_array(got, want.shape, what, "to hold real numbers", codes)
     values = got.astype(np.float64)
     target = want.astype(np.float64)
     bad_nan = np.isnan(values) & ~np.isnan(target)
@@ -180,12 +187,7 @@ def expect_equal_mask(got: Any, want: np.ndarray, what: str, *, diagnose: Callab
     def codes() -> tuple[str, ...]:
         return tuple(diagnose(got)) if diagnose is not None else ()
 
-    if type(got) is not np.ndarray:
-        raise CheckFailure(f"Expected {what} to be a NumPy array, got {plain.describe_type(got)}.", codes())
-    if got.shape != want.shape:
-        raise CheckFailure(f"Expected {what} to have shape {want.shape}, got {got.shape}.", codes())
-    if got.dtype.kind not in "biuf":
-        raise CheckFailure(f"Expected {what} to be Boolean, got dtype {got.dtype}.", codes())
+    _require_array(got, want.shape, what, "to be Boolean", codes)
     wrong = got.astype(bool) != want
     if wrong.any():
         index = _pos(wrong)

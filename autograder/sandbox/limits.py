@@ -24,7 +24,7 @@ class Limits:
     memory_mb: int = 3072
     file_mb: int = 64
     nproc: int = 64
-    max_restarts: int = 3
+    max_restarts: int = 10
 
     def to_dict(self) -> dict:
         """Plain form, sent to the zygote with each fork request."""

@@ -1,0 +1,315 @@
+"""Grading throughput: ``nbgrader autograde`` vs ``python -m autograder autograde``.
+
+Run from the repository root (takes several minutes because of nbgrader)::
+
+    .venv/bin/python benchmarks/grading_throughput.py --size 40 --json bench.json
+    .venv/bin/python benchmarks/grading_throughput.py --skip-nbgrader   # ours only, quick
+
+What it does, on one machine in one run:
+
+1. builds a course root with ``--size`` sample submissions (``autograder.sample_cohort``:
+   correct, buggy, broken and, unless ``--no-hostile``, hostile ones) and runs
+   ``nbgrader generate_assignment`` there (untimed);
+2. copies that root twice, so the two graders never see each other's outputs;
+3. times ``nbgrader autograde ASSIGNMENT --force`` in one copy and ``python -m
+   autograder autograde ASSIGNMENT --jobs J --no-progress`` in the other: wall clock
+   around each CLI subprocess, so start-up is included for both;
+4. samples each process tree every 50 ms (peak of the summed RSS, and of the summed
+   PSS, which counts pages shared by forked workers once), and takes ``ru_maxrss``
+   from ``wait4`` (largest single process) as a cross-check;
+5. prints one table (and ``--json FILE``), our per-status counts from ``grades.csv``
+   and nbgrader's scores from ``nbgrader export``.
+
+Exit code 0 when both runs completed; the 20x target is reported, not enforced.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from autograder import ASSIGNMENT, sample_cohort  # noqa: E402
+from autograder.release import nbgrader_env  # noqa: E402
+
+HOSTILE = {"infinite_loop", "monkeypatch", "reads_reference"}
+TARGET_RATIO = 20.0
+MIB = 1024 * 1024
+
+
+def tree_memory(pid: int) -> tuple[int, int]:
+    """Summed RSS and PSS (bytes) of ``pid`` and all its descendants. PSS splits pages
+    shared between processes (forked workers, shared libraries), so its sum is not inflated."""
+    try:
+        import psutil
+    except ImportError:  # fall back to /proc
+        return _proc_tree_memory(pid)
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0, 0
+    rss = pss = 0
+    for process in processes:
+        try:
+            info = process.memory_full_info()
+        except psutil.Error:
+            continue
+        rss += info.rss
+        pss += getattr(info, "pss", 0)
+    return rss, pss
+
+
+def _field(path: Path, key: str) -> int:
+    """The number after ``key:`` in a /proc file (kB for memory fields)."""
+    for line in path.read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def _proc_tree_memory(pid: int) -> tuple[int, int]:
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            parents[int(entry.name)] = _field(entry / "status", "PPid")
+        except (OSError, ValueError):
+            continue
+    tree, frontier = {pid}, [pid]
+    while frontier:
+        parent = frontier.pop()
+        children = [p for p, pp in parents.items() if pp == parent and p not in tree]
+        tree.update(children)
+        frontier.extend(children)
+    rss = pss = 0
+    for member in tree:
+        try:
+            rss += _field(Path(f"/proc/{member}/status"), "VmRSS") * 1024
+            pss += _field(Path(f"/proc/{member}/smaps_rollup"), "Pss") * 1024
+        except OSError:
+            continue
+    return rss, pss
+
+
+def timed_run(command: list[str], cwd: Path, log: Path) -> dict:
+    """Run ``command``: wall seconds, peak tree RSS/PSS, ru_maxrss of the tree, exit code."""
+    env = nbgrader_env() | {"MPLBACKEND": "Agg"}
+    peak_rss = peak_pss = 0
+    done = threading.Event()
+    with log.open("w") as out:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+        def sample() -> None:
+            nonlocal peak_rss, peak_pss
+            while not done.is_set():
+                rss, pss = tree_memory(process.pid)
+                peak_rss, peak_pss = max(peak_rss, rss), max(peak_pss, pss)
+                done.wait(0.05)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        _, status, usage = os.wait4(process.pid, 0)  # rusage of this child and its reaped tree
+        seconds = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        done.set()
+        sampler.join()
+    return {
+        "seconds": seconds,
+        "peak_tree_rss_mib": peak_rss / MIB,
+        "peak_tree_pss_mib": peak_pss / MIB,
+        "ru_maxrss_mib": usage.ru_maxrss / 1024,  # KiB on Linux
+        "returncode": process.returncode,
+        "log": str(log),
+    }
+
+
+def build_course(root: Path, size: int, hostile: bool) -> dict[str, str]:
+    """``size`` sample submissions in ``root``, cycling through the (filtered) variants."""
+    if hostile:
+        return sample_cohort.build_sample_cohort(root, size)
+    variants = [v for v in sample_cohort.VARIANTS if v.name not in HOSTILE]
+    roster = {}
+    for number in range(size):
+        variant = variants[number % len(variants)]
+        student = f"s{number + 1:03d}-{variant.name.replace('_', '-')}"
+        sample_cohort.build_submission(root, student, variant)
+        roster[student] = variant.name
+    shutil.copytree(sample_cohort.SOURCE_DIR, root / "source" / ASSIGNMENT)
+    return roster
+
+
+def nbgrader(root: Path, *args: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "nbgrader",
+        *args,
+        f"--CourseDirectory.root={root}",
+        f"--CourseDirectory.db_url=sqlite:///{root / 'gradebook.db'}",
+    ]
+
+
+def nbgrader_scores(root: Path) -> dict[str, float]:
+    """Total score per student from ``nbgrader export`` (empty if the export fails)."""
+    target = root / "nbgrader-export.csv"
+    subprocess.run(
+        nbgrader(root, "export", f"--to={target}"),
+        cwd=root,
+        env=nbgrader_env(),
+        capture_output=True,
+        check=False,
+    )
+    if not target.exists():
+        return {}
+    with target.open() as handle:
+        return {row["student_id"]: float(row["score"]) for row in csv.DictReader(handle)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=40, help="submissions (default: %(default)s)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="our --jobs")
+    parser.add_argument("--workdir", type=Path, help="keep everything here (default: a temp dir)")
+    parser.add_argument("--no-hostile", action="store_true", help="no infinite loop etc.")
+    parser.add_argument("--skip-nbgrader", action="store_true", help="time only our grader")
+    parser.add_argument("--timeout", type=int, default=30, help="nbgrader's cell timeout (s)")
+    parser.add_argument("--json", type=Path, help="write the figures to this file")
+    args = parser.parse_args(argv)
+
+    work = (args.workdir or Path(tempfile.mkdtemp(prefix="h2-bench-"))).resolve()
+    base, ours_root, nb_root = work / "base", work / "ours", work / "nbgrader"
+    for stale in (base, ours_root, nb_root):  # from an earlier run in the same --workdir
+        shutil.rmtree(stale, ignore_errors=True)
+    roster = build_course(base, args.size, hostile=not args.no_hostile)
+    prepared = subprocess.run(
+        nbgrader(base, "generate_assignment", ASSIGNMENT, "--force"),
+        cwd=base,
+        env=nbgrader_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if prepared.returncode != 0:
+        print(f"nbgrader generate_assignment failed:\n{prepared.stderr[-3000:]}", file=sys.stderr)
+        return 2
+    shutil.copytree(base, ours_root)
+    figures: dict = {
+        "size": args.size,
+        "jobs": args.jobs,
+        "cores": os.cpu_count(),
+        "variants": dict(Counter(roster.values())),
+        "workdir": str(work),
+    }
+
+    ours_cmd = [
+        sys.executable,
+        "-m",
+        "autograder",
+        "autograde",
+        ASSIGNMENT,
+        "--root",
+        str(ours_root),
+        "--jobs",
+        str(args.jobs),
+        "--no-progress",
+    ]
+    figures["ours"] = ours = timed_run(ours_cmd, REPO, work / "ours.log")
+    grades_csv = ours_root / "grades.csv"
+    rows = list(csv.DictReader(grades_csv.open())) if grades_csv.exists() else []
+    ours["statuses"] = dict(Counter(row["status"] for row in rows))
+    ours["completed"] = len(rows) == args.size
+    scores = {row["student"]: float(row["total"]) for row in rows}
+
+    nb: dict | None = None
+    if not args.skip_nbgrader:
+        shutil.copytree(base, nb_root)
+        nb_cmd = nbgrader(
+            nb_root, "autograde", ASSIGNMENT, "--force", f"--Execute.timeout={args.timeout}"
+        )
+        figures["nbgrader"] = nb = timed_run(nb_cmd, nb_root, work / "nbgrader.log")
+        graded = list((nb_root / "autograded").glob(f"*/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"))
+        nb["autograded_notebooks"] = len(graded)
+        nb["completed"] = bool(graded)
+        nb_scores = nbgrader_scores(nb_root)
+    else:
+        nb_scores = {}
+
+    by_variant: dict[str, list[str]] = {}
+    for student, variant in roster.items():
+        by_variant.setdefault(variant, []).append(student)
+    figures["scores_by_variant"] = {
+        variant: {
+            "n": len(students),
+            "ours_mean": _mean([scores[s] for s in students if s in scores]),
+            "nbgrader_mean": _mean([nb_scores[s] for s in students if s in nb_scores]),
+        }
+        for variant, students in by_variant.items()
+    }
+    for run in (ours, nb):
+        if run is not None:
+            run["throughput_per_min"] = args.size / run["seconds"] * 60
+    if nb is not None:
+        figures["ratio"] = nb["seconds"] / ours["seconds"]
+    _print_report(figures, ours, nb)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2))
+    if not args.workdir:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0 if ours["completed"] and (nb is None or nb["completed"]) else 1
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 1) if values else None
+
+
+def _print_report(figures: dict, ours: dict, nb: dict | None) -> None:
+    size = figures["size"]
+    print(
+        f"\nN={size}  jobs={figures['jobs']}  cores={figures['cores']}  "
+        f"variants={figures['variants']}"
+    )
+    print("memory: peak over the process tree (RSS and PSS summed); max RSS = ru_maxrss (MiB)")
+    print(
+        f"{'grader':<10}{'seconds':>9}{'subm/min':>10}{'peak RSS':>10}{'peak PSS':>10}"
+        f"{'max RSS':>9}{'exit':>6}"
+    )
+    for name, run in (("nbgrader", nb), ("ours", ours)):
+        if run is not None:
+            print(
+                f"{name:<10}{run['seconds']:>9.1f}{run['throughput_per_min']:>10.1f}"
+                f"{run['peak_tree_rss_mib']:>10.0f}{run['peak_tree_pss_mib']:>10.0f}"
+                f"{run['ru_maxrss_mib']:>9.0f}{run['returncode']:>6}"
+            )
+    if nb is not None:
+        met = "met" if figures["ratio"] >= TARGET_RATIO else "NOT met"
+        print(f"ratio nbgrader/ours: {figures['ratio']:.1f}x  ({TARGET_RATIO:g}x target {met})")
+        print(f"nbgrader autograded notebooks: {nb['autograded_notebooks']}/{size}")
+    print(f"our statuses (grades.csv): {ours['statuses']}")
+    print(f"{'variant':<24}{'n':>3}{'ours mean':>11}{'nbgrader mean':>15}")
+    for variant, row in figures["scores_by_variant"].items():
+        print(
+            f"{variant:<24}{row['n']:>3}{_fmt(row['ours_mean']):>11}"
+            f"{_fmt(row['nbgrader_mean']):>15}"
+        )
+    print(f"logs: {figures['workdir']}")
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
