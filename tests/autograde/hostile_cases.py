@@ -253,29 +253,28 @@ def exec_solutions_of(notebook: Path) -> str:
     )
 
 
-def stubs_and_read_reference(folder: Path, student: str, ctx: Context) -> None:
-    """The release stubs (raise NotImplementedError) plus cells that try to load the reference."""
+def _stubs_plus_cells(student: str, sources: list[str]) -> nbformat.NotebookNode:
+    """The release stubs (raise NotImplementedError) with ``sources`` as new cells after them."""
     notebook = cohort.solved_notebook(student)
     release = nbformat.read(cohort.RELEASE_DIR / NOTEBOOK, as_version=4)
     stubs = {grade_id(c): c.source for c in release.cells if grade_id(c) in FUNCTION_PARTS}
     for gid, stub in stubs.items():
         cohort.set_cell(notebook, gid, lambda _, stub=stub: stub)
     at = cell_index(notebook, "score_entry_count") + 1
-    for offset, source in enumerate(["import os", *read_cells(ctx)]):
+    for offset, source in enumerate(sources):
         notebook.cells.insert(at + offset, nbformat.v4.new_code_cell(source))
-    write_submission(folder, student, notebook)
+    return notebook
+
+
+def stubs_and_read_reference(folder: Path, student: str, ctx: Context) -> None:
+    """The release stubs plus cells that try to load the reference."""
+    write_submission(folder, student, _stubs_plus_cells(student, ["import os", *read_cells(ctx)]))
 
 
 def stubs_and_sibling(folder: Path, student: str, ctx: Context) -> None:
-    notebook = cohort.solved_notebook(student)
-    release = nbformat.read(cohort.RELEASE_DIR / NOTEBOOK, as_version=4)
-    stubs = {grade_id(c): c.source for c in release.cells if grade_id(c) in FUNCTION_PARTS}
-    for gid, stub in stubs.items():
-        cohort.set_cell(notebook, gid, lambda _, stub=stub: stub)
-    at = cell_index(notebook, "score_entry_count") + 1
+    """The release stubs plus a cell that runs another course root's solution cells."""
     sibling = ctx.sibling / "source" / ASSIGNMENT / NOTEBOOK
-    notebook.cells.insert(at, nbformat.v4.new_code_cell(exec_solutions_of(sibling)))
-    write_submission(folder, student, notebook)
+    write_submission(folder, student, _stubs_plus_cells(student, [exec_solutions_of(sibling)]))
 
 
 def write_cells(ctx: Context) -> list[str]:
