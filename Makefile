@@ -15,7 +15,7 @@ DEMO := $(CURDIR)/course/demo
 demo: setup
 	$(PY) -m autograder sync-solutions --check
 	$(PY) -m autograder generate-release --check
-	$(PY) -m autograder.sample_cohort $(DEMO)
+	$(PY) -m autograder.authoring.sample_cohort $(DEMO)
 	$(PY) -m autograder autograde h2_attention --root $(DEMO) --force
 	$(PY) -m nbgrader export --CourseDirectory.root=$(DEMO) --to $(DEMO)/nbgrader-export.csv --log-level=WARN
 	@echo "open $(DEMO)/grades.csv and $(DEMO)/autograded/<student>/h2_attention/feedback.html"

@@ -14,28 +14,28 @@ from collections.abc import Sequence
 # name -> (module, one-line help); the module's docstring is the command's --help text.
 COMMANDS: dict[str, tuple[str, str]] = {
     "autograde": (
-        "autograder.autograde.command",
+        "autograder.batch.command",
         "grade every submission of a course: sandboxed, parallel, resumable (TAs)",
     ),
     "cohort": (
-        "autograder.cohorts.command",
+        "autograder.integrations.cohorts.command",
         "per-cohort workflow: release, collect, grade, feedback, export",
     ),
     "generate-release": (
-        "autograder.release",
+        "autograder.authoring.release",
         "regenerate release/ from source/ with nbgrader and prove it current and leak-free",
     ),
     "run-autograder": (
-        "autograder.gradescope",
+        "autograder.integrations.gradescope",
         "grade one submission with Gradescope's run_autograder paths",
     ),
     "sync-solutions": (
-        "autograder.sync",
+        "autograder.authoring.sync",
         "copy the reference in solutions/ into the source notebook's solution cells",
     ),
     "verify-evidence": (
         "autograder.evidence.command",
-        "check an attention_evidence.json file (schema, consistency, limitation)",
+        "check an evidence file (schema, consistency, limitation)",
     ),
 }
 

@@ -7,7 +7,7 @@ Run from the repository root (takes several minutes because of nbgrader)::
 
 What it does, on one machine in one run:
 
-1. builds a course root with ``--size`` sample submissions (``autograder.sample_cohort``:
+1. builds a course root with ``--size`` sample submissions (``autograder.authoring.sample_cohort``:
    correct, buggy, broken and, unless ``--no-hostile``, hostile ones) and runs
    ``nbgrader generate_assignment`` there (untimed);
 2. copies that root twice, so the two graders never see each other's outputs;
@@ -41,8 +41,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from autograder import ASSIGNMENT, sample_cohort  # noqa: E402
-from autograder.release import nbgrader_env  # noqa: E402
+from autograder.authoring import sample_cohort  # noqa: E402
+from autograder.authoring.release import nbgrader_env  # noqa: E402
+from autograder.spec import SPEC  # noqa: E402
+
+ASSIGNMENT = SPEC.name
 
 HOSTILE = {"infinite_loop", "monkeypatch", "reads_reference"}
 TARGET_RATIO = 20.0
@@ -147,7 +150,7 @@ def build_course(root: Path, size: int, hostile: bool) -> dict[str, str]:
         student = f"s{number + 1:03d}-{variant.name.replace('_', '-')}"
         sample_cohort.build_submission(root, student, variant)
         roster[student] = variant.name
-    shutil.copytree(sample_cohort.SOURCE_DIR, root / "source" / ASSIGNMENT)
+    shutil.copytree(SPEC.source_dir, root / "source" / ASSIGNMENT)
     return roster
 
 

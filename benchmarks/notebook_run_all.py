@@ -20,7 +20,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from autograder.release import NOTEBOOK, SOURCE_DIR
+from autograder.authoring.release import NOTEBOOK, SOURCE_DIR
+from autograder.spec import SPEC
 
 
 def run_once(workdir: Path) -> tuple[float, list[tuple[float, str]]]:
@@ -50,7 +51,7 @@ def main() -> int:
     totals = []
     for run in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:
-            workdir = Path(tmp) / "h2_attention"
+            workdir = Path(tmp) / SPEC.name
             shutil.copytree(SOURCE_DIR, workdir)
             total, cells = run_once(workdir)
         totals.append(total)

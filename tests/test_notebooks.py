@@ -9,9 +9,11 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from autograder.parts import FUNCTION_PARTS
-from autograder.release import NOTEBOOK, RELEASE_DIR, SOURCE_DIR
-from autograder.sync import grade_id
+from autograder.authoring.release import NOTEBOOK, RELEASE_DIR, SOURCE_DIR
+from autograder.authoring.sync import grade_id
+from autograder.spec import SPEC
+
+FUNCTION_PARTS = SPEC.function_parts
 
 
 def execute(folder: Path, tmp_path: Path) -> nbformat.NotebookNode:
@@ -73,9 +75,9 @@ def test_every_visible_check_passes_on_the_source(executed_source):
 def test_release_stops_at_the_stubs(executed_release):
     by_id = {grade_id(cell): cell for cell in executed_release.cells if grade_id(cell)}
     for name in FUNCTION_PARTS:
-        errors = outputs(by_id[f"check_{name}"], "error")
+        errors = outputs(by_id[SPEC.part(name).grade_cell], "error")
         assert [e["ename"] for e in errors] == ["NotImplementedError"], (
-            f"check_{name} should fail with NotImplementedError on the stub, got {errors}"
+            f"{SPEC.part(name).grade_cell} should fail with NotImplementedError on the stub, got {errors}"
         )
     limitation = outputs(by_id["limitation_text"], "error")
     assert [e["ename"] for e in limitation] == ["NotImplementedError"]

@@ -7,7 +7,8 @@ import shutil
 import nbformat
 import pytest
 
-from autograder import release
+from autograder.authoring import release
+from autograder.spec import SPEC
 
 
 @pytest.fixture(scope="module")
@@ -78,4 +79,4 @@ def test_drift_is_detected(tmp_path, generated):
     notebook = nbformat.read(stale / release.NOTEBOOK, as_version=4)
     notebook.cells[0].source += "\nAn edit made in release/ instead of source/."
     nbformat.write(notebook, stale / release.NOTEBOOK)
-    assert release.differences(generated, stale) == ["differs: h2_attention.ipynb"]
+    assert release.differences(generated, stale) == [f"differs: {SPEC.notebook}"]

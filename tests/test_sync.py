@@ -8,7 +8,8 @@ import nbformat
 import pytest
 
 import solutions
-from autograder import sync
+from autograder.authoring import sync
+from autograder.spec import SPEC
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,7 @@ def test_every_function_has_a_solution_cell_followed_by_its_grade_cell(notebook,
     meta = notebook.cells[position].metadata["nbgrader"]
     assert meta["solution"] and not meta["grade"] and not meta["locked"]
     following = next(gid for gid in ids[position + 1 :] if gid)
-    assert following == f"check_{name}", f"{name} must be followed by its visible checks"
+    assert following == SPEC.part(name).grade_cell, f"{name} must be followed by its visible checks"
     check = notebook.cells[position + 1 + ids[position + 1 :].index(following)].metadata["nbgrader"]
     assert check["grade"] and check["locked"] and check["points"] > 0
 
@@ -64,9 +65,9 @@ def test_points_add_up_to_100(notebook):
 
 
 def test_parts_cover_every_function_and_the_evidence():
-    from autograder.parts import EVIDENCE_PARTS, FUNCTION_PARTS, part_points
+    from autograder.spec import SPEC
 
-    assert set(part_points()) == set(FUNCTION_PARTS) | set(EVIDENCE_PARTS)
+    assert set(SPEC.part_points) == set(SPEC.function_parts) | set(SPEC.evidence_parts)
 
 
 def test_shipped_schema_is_the_one_in_schemas():

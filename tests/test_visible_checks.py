@@ -8,9 +8,11 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from autograder.parts import FUNCTION_PARTS
-from autograder.release import NOTEBOOK, RELEASE_DIR, SOURCE_DIR
-from autograder.sync import grade_id
+from autograder.authoring.release import NOTEBOOK, RELEASE_DIR, SOURCE_DIR
+from autograder.authoring.sync import grade_id
+from autograder.spec import SPEC
+
+FUNCTION_PARTS = SPEC.function_parts
 
 
 def code_by_id(folder) -> tuple[list[str], dict[str, str]]:
@@ -39,10 +41,10 @@ def test_visible_check_fails_on_its_own_stub(solved_namespace, name):
     namespace = dict(solved_namespace)
     exec(release_cells[name], namespace)  # the student's starting point for this function only
     with pytest.raises(NotImplementedError):
-        exec(source_cells[f"check_{name}"], namespace)
+        exec(source_cells[SPEC.part(name).grade_cell], namespace)
 
 
 @pytest.mark.parametrize("name", FUNCTION_PARTS)
 def test_visible_check_passes_on_the_reference(solved_namespace, name):
     _, source_cells = code_by_id(SOURCE_DIR)
-    exec(source_cells[f"check_{name}"], dict(solved_namespace))
+    exec(source_cells[SPEC.part(name).grade_cell], dict(solved_namespace))

@@ -2,5 +2,5 @@
 
 Every check takes the ``student`` and ``reference`` fixtures, is marked
 ``@pytest.mark.part(<function name>, points=<int>)`` and fails by raising
-``autograder.feedback.CheckFailure``. Run them with ``autograder.grading.run_checks``.
+``autograder.grading.assertions.CheckFailure``. Run them with ``autograder.grading.run_checks``.
 """

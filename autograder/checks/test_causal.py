@@ -7,10 +7,10 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from autograder import misconceptions as mc
 from autograder.checks import probes
-from autograder.feedback import call, expect_array, expect_dtype, expect_equal_mask
-from autograder.student import Student
+from autograder.grading import misconceptions as mc
+from autograder.grading.assertions import call, expect_array, expect_dtype, expect_equal_mask
+from autograder.grading.student import Student
 
 NAME = "causal_mask"
 

@@ -7,10 +7,10 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from autograder import misconceptions as mc
 from autograder.checks import probes
-from autograder.feedback import call, expect_close, expect_dtype, expect_error
-from autograder.student import Student
+from autograder.grading import misconceptions as mc
+from autograder.grading.assertions import call, expect_close, expect_dtype, expect_error
+from autograder.grading.student import Student
 
 NAME = "attention_context"
 

@@ -7,10 +7,10 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from autograder import plain
 from autograder.checks import probes
-from autograder.feedback import CheckFailure, call, expect, expect_error
-from autograder.student import Student
+from autograder.grading.assertions import CheckFailure, call, expect, expect_error
+from autograder.grading.student import Student
+from autograder.untrusted import plain
 
 NAME = "score_entry_count"
 

@@ -8,10 +8,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from autograder import misconceptions as mc
 from autograder.checks import probes
-from autograder.feedback import CheckFailure, call, expect_array, expect_close, expect_error
-from autograder.student import Student
+from autograder.grading import misconceptions as mc
+from autograder.grading.assertions import (
+    CheckFailure,
+    call,
+    expect_array,
+    expect_close,
+    expect_error,
+)
+from autograder.grading.student import Student
 
 NAME = "value_intervention"
 KEYS = ("weights_before", "weights_after", "context_before", "context_after")

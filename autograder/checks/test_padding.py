@@ -8,10 +8,16 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from autograder import misconceptions as mc
 from autograder.checks import probes
-from autograder.feedback import call, expect_array, expect_dtype, expect_equal_mask, expect_error
-from autograder.student import Student
+from autograder.grading import misconceptions as mc
+from autograder.grading.assertions import (
+    call,
+    expect_array,
+    expect_dtype,
+    expect_equal_mask,
+    expect_error,
+)
+from autograder.grading.student import Student
 
 NAME = "padding_mask"
 

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from autograder import misconceptions as mc
 from autograder.checks import probes
-from autograder.feedback import call, expect_close, expect_dtype
-from autograder.student import Student, StudentError
+from autograder.grading import misconceptions as mc
+from autograder.grading.assertions import call, expect_close, expect_dtype
+from autograder.grading.student import Student, StudentError
 
 NAME = "torch_sdpa"
 

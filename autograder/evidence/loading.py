@@ -16,6 +16,7 @@ import stat
 from dataclasses import dataclass, field
 
 from autograder.evidence.report import Finding
+from autograder.spec import SPEC
 
 MAX_BYTES = 1 << 20  # 1 MiB: a correct file is about 5 KiB
 MAX_DEPTH = 16  # the evidence format nests 4 levels deep
@@ -75,7 +76,7 @@ def read_file_bytes(path: str | os.PathLike[str]) -> tuple[bytes | None, Loaded 
         return None, _fail(
             "missing",
             f"no file at {name!r}: save the evidence from the notebook's evidence cell "
-            "(it writes attention_evidence.json next to the notebook) and submit it",
+            f"(it writes {SPEC.evidence_file} next to the notebook) and submit it",
             status="missing",
         )
     except OSError as error:

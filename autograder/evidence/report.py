@@ -1,31 +1,25 @@
-"""Result types of the evidence verifier, and the one place where points are defined.
+"""Result types of the evidence verifier, with the points it awards.
 
 The grader reads ``EvidenceReport.points`` (per nbgrader part); students read the
-findings. Keeping points here means a change of weights is a one-line change
-that every layer and test sees.
+findings. The points themselves are the assignment spec's (``autograder.spec``):
+the names below are views of it, so a change of weights is one line there.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-# --- points: the only place they are written down -------------------------------------
-EVIDENCE_POINTS = 14
-LIMITATION_POINTS = 8
+from autograder.spec import SPEC
+
+EVIDENCE_POINTS = SPEC.part("evidence").points
+LIMITATION_POINTS = SPEC.part("limitation").points
 # How the evidence part splits over its checks; each check is all-or-nothing.
-EVIDENCE_CHECK_POINTS: dict[str, int] = {
-    "identity": 2,  # student id / cohort, and the inputs are this student's
-    "hand_example": 3,  # the lecture's example: scale, scores, weights, context
-    "masked_case": 3,  # masked weights, exact zeros, row sums, context
-    "parity": 2,  # NumPy vs torch SDPA within a sensible tolerance
-    "intervention": 4,  # weights unchanged, context moves by w * delta V
-}
+EVIDENCE_CHECK_POINTS: dict[str, int] = SPEC.evidence_sections
 # Limitation that passes the mechanical checks but names no recognised topic, or whose
 # length is out of range: provisional points, always with needs_review.
-LIMITATION_REVIEW_POINTS = LIMITATION_POINTS / 2
-assert sum(EVIDENCE_CHECK_POINTS.values()) == EVIDENCE_POINTS
+LIMITATION_REVIEW_POINTS = SPEC.part("limitation").review_points
 
-PARTS = ("evidence", "limitation")
+PARTS = SPEC.evidence_parts
 STATUSES = ("ok", "invalid", "unreadable", "missing")
 
 

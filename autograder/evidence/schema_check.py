@@ -13,14 +13,14 @@ import difflib
 import functools
 import json
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from autograder.evidence.report import Finding
+from autograder.spec import SPEC
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "attention-evidence.schema.json"
+SCHEMA_PATH = SPEC.schema_path
 MAX_SCHEMA_FINDINGS = 50  # a garbage file must not produce thousands of lines
 SECTIONS = ("hand_example", "masked_case", "parity", "intervention")
 

@@ -6,7 +6,6 @@
 """
 
 from autograder.grading.plugin import CheckResult
-from autograder.grading.points import PART_POINTS
 from autograder.grading.runner import GradingError, run_checks
 from autograder.grading.scoring import (
     PartScore,
@@ -18,7 +17,6 @@ from autograder.grading.scoring import (
 __all__ = [
     "CheckResult",
     "GradingError",
-    "PART_POINTS",
     "PartScore",
     "merge_part_scores",
     "run_checks",

@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 import pytest
 
-from autograder.feedback import CheckFailure
-from autograder.student import Student, StudentError
+from autograder.grading.assertions import CheckFailure
+from autograder.grading.student import Student, StudentError
 
 Status = Literal["passed", "failed", "error"]
 GENERIC_MESSAGE = "This check could not evaluate your function's result."

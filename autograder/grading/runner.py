@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from autograder.grading.plugin import CheckPlugin, CheckResult, describe_item, verdict
-from autograder.grading.points import PART_POINTS
-from autograder.student import Student
+from autograder.grading.student import Student
+from autograder.spec import SPEC
 
 CHECKS_DIR = Path(__file__).resolve().parent.parent / "checks"
 PYTEST_ARGS = (
@@ -145,7 +145,7 @@ def run_checks(
 
 
 def _in_part_order(results: list[CheckResult]) -> list[CheckResult]:
-    order = {part: index for index, part in enumerate(PART_POINTS)}
+    order = {part: index for index, part in enumerate(SPEC.function_parts)}
     return sorted(results, key=lambda r: order.get(r.part, len(order)))
 
 

@@ -3,7 +3,7 @@
 A part is the sum of its checks, so a mostly-right function earns most of its
 points. When a function is missing or raises the same error in every check,
 the part says so once instead of once per check. Evidence parts come from the
-evidence verifier (``autograder.autograde.evidence_parts``); ``merge_part_scores``
+evidence verifier (``autograder.grading.evidence_parts``); ``merge_part_scores``
 joins such scores with the code parts'.
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from autograder import misconceptions
+from autograder.grading import misconceptions
 from autograder.grading.plugin import CheckResult
-from autograder.grading.points import PART_POINTS
+from autograder.spec import SPEC
 
 
 @dataclass(frozen=True)
@@ -34,8 +34,10 @@ class PartScore:
         return tuple(misconceptions.explain(code) for code in self.diagnoses if code in misconceptions.MISCONCEPTIONS)
 
 
-def score_parts(results: Iterable[CheckResult], part_points: Mapping[str, int] = PART_POINTS) -> dict[str, PartScore]:
-    """Points per part (in ``part_points`` order); raises if checks and parts disagree."""
+def score_parts(results: Iterable[CheckResult], part_points: Mapping[str, int] | None = None) -> dict[str, PartScore]:
+    """Points per part (in ``part_points`` order, the spec's function parts by default);
+    raises if checks and parts disagree."""
+    part_points = SPEC.function_points if part_points is None else part_points
     by_part: dict[str, list[CheckResult]] = {part: [] for part in part_points}
     for result in results:
         if result.part not in by_part:
@@ -45,7 +47,7 @@ def score_parts(results: Iterable[CheckResult], part_points: Mapping[str, int] =
     for part, checks in by_part.items():
         available = sum(c.max_points for c in checks)
         if available != part_points[part]:
-            raise ValueError(f"checks of {part} are worth {available} points, the notebook says {part_points[part]}")
+            raise ValueError(f"checks of {part} are worth {available} points, the spec says {part_points[part]}")
         scores[part] = PartScore(
             part=part,
             points=sum(c.points for c in checks),

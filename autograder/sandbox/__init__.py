@@ -1,10 +1,10 @@
-"""Run student code in separate, limited worker processes; talk to it with plain data.
+"""The trusted side's handle on the sandbox: start the zygote, fork and drive workers.
 
-The trusted grader never imports or unpickles anything a worker produces: every
-value crosses as ``autograder.plain`` bytes over a socket. Workers are forked
-from a warm "zygote" process that has already imported numpy and torch (and
-nothing trusted), so no submission pays interpreter start-up or ``import torch``.
+``client.SandboxStudent`` runs a submission's cells in a worker and forwards
+each call of a check; ``zygote.Zygote`` starts and talks to the warm zygote
+process; ``uids`` leases a sandbox user id; ``limits`` holds the limits per
+submission. What runs beside the student's code lives in ``autograder.untrusted``;
+values come back from it as plain data only, never unpickled.
 
-Import the pieces from their modules (``autograder.sandbox.client`` etc.); this
-package file stays empty so the zygote imports nothing it does not need.
+Import the pieces from their modules; this package file stays empty.
 """

@@ -15,11 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from autograder import plain
-from autograder.sandbox import protocol
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.zygote import Zygote, ZygoteError, kill_worker
-from autograder.student import StudentError
+from autograder.untrusted import plain, protocol
+from autograder.untrusted.errors import StudentError
 
 
 @dataclass

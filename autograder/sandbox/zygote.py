@@ -1,6 +1,8 @@
-"""A warm process that forks one worker per submission.
+"""The trusted side's handle on the zygote, and the kill that ends a worker.
 
-Started once per grading process (``Zygote.start``), it imports numpy, torch
+The zygote itself (``autograder.untrusted.zygote``) is a warm process that
+forks one worker per submission. Started once per grading process
+(``Zygote.start``), it imports numpy, torch
 and matplotlib and warms them up, but never imports anything trusted (no
 reference, no checks): a forked worker inherits only what the zygote holds.
 Forking then costs milliseconds instead of the 2-3 s of a fresh interpreter
@@ -30,7 +32,6 @@ THREAD_ENV = {
     "PYTHONDONTWRITEBYTECODE": "1",
     "PYTHONHASHSEED": "0",
 }
-PRELOAD = ("numpy", "torch", "torch.nn.functional", "matplotlib.pyplot", "json", "math")
 
 
 class ZygoteError(RuntimeError):
@@ -63,7 +64,7 @@ class Zygote:
         env.update(THREAD_ENV)
         fds = [theirs.fileno() for _, theirs in pairs]
         process = subprocess.Popen(
-            [sys.executable, "-m", "autograder.sandbox.zygote", *map(str, fds)],
+            [sys.executable, "-m", "autograder.untrusted.zygote", *map(str, fds)],
             pass_fds=fds,
             env=env,
             cwd="/",
@@ -122,78 +123,6 @@ class Zygote:
             self.process.wait()
 
 
-def _warm_up() -> None:
-    """Run each library once so its lazy initialisation happens before forking."""
-    import matplotlib.pyplot as plt
-    import numpy as np
-    import torch
-    import torch.nn.functional as F
-
-    torch.set_num_threads(1)
-    x = torch.zeros(1, 2, 3, dtype=torch.float64)
-    F.scaled_dot_product_attention(x, x, x, attn_mask=torch.ones(2, 2, dtype=torch.bool))
-    F.scaled_dot_product_attention(x.float(), x.float(), x.float())
-    np.linalg.norm(np.ones((3, 3)) @ np.ones((3, 3)))
-    plt.figure()
-    plt.close("all")
-
-
-def _become_subreaper() -> None:
-    import ctypes
-
-    PR_SET_CHILD_SUBREAPER = 36
-    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-
-
-def _serve_child(config: dict, sock: socket.socket) -> None:
-    from autograder.sandbox.isolation import isolate
-    from autograder.sandbox.worker import Worker
-
-    try:
-        applied = isolate(config)
-        Worker(sock, applied).serve()
-    finally:
-        os._exit(0)
-
-
-def main(control_fds: list[int]) -> None:
-    """The zygote's loop: fork a worker per request, on any channel, until all are closed."""
-    import importlib
-    import select
-
-    for name in PRELOAD:
-        importlib.import_module(name)
-    # Imported now so that workers never need to read files from the repository.
-    importlib.import_module("autograder.sandbox.isolation")
-    importlib.import_module("autograder.sandbox.worker")
-    _warm_up()
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped automatically
-    _become_subreaper()  # ... and so are orphans of killed workers (no zombie holds a uid)
-    controls = [socket.socket(fileno=fd) for fd in control_fds]
-    for control in controls:
-        control.sendall(b"ready")
-    while controls:
-        readable, _, _ = select.select(controls, [], [])
-        for control in readable:
-            try:
-                message, fds, _, _ = socket.recv_fds(control, 1 << 20, 1)
-            except OSError:
-                message, fds = b"", []
-            if not message or not fds:
-                controls.remove(control)
-                control.close()
-                continue
-            config = json.loads(message[4 : 4 + int.from_bytes(message[:4], "big")])
-            child_sock = socket.socket(fileno=fds[0])
-            pid = os.fork()
-            if pid == 0:
-                for channel in controls:
-                    channel.close()
-                _serve_child(config, child_sock)
-            child_sock.close()
-            control.sendall(f"pid {pid}".encode())
-
-
 def kill_worker(pid: int, uid: int | None) -> None:
     """SIGKILL the worker's session and, when it has its own user id, every process of
     that user (a process that escaped the session included); waits until none is left."""
@@ -227,7 +156,3 @@ def _owned_by(pid: str, uid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         return False
-
-
-if __name__ == "__main__":
-    main([int(fd) for fd in sys.argv[1:]])

@@ -27,9 +27,11 @@ from hostile_cases import (
     options,
 )
 
-from autograder import ASSIGNMENT
-from autograder.autograde.batch import grade_course
-from autograder.autograde.course import Course
+from autograder.batch.course import Course
+from autograder.batch.engine import grade_course
+from autograder.spec import SPEC
+
+ASSIGNMENT = SPEC.name
 
 
 @pytest.fixture(scope="session")

@@ -26,12 +26,14 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import ASSIGNMENT
-from autograder import sample_cohort as cohort
-from autograder.autograde.batch import BatchOptions, BatchSummary
-from autograder.release import SOURCE_DIR
+from autograder.authoring import sample_cohort as cohort
+from autograder.authoring.release import SOURCE_DIR
+from autograder.authoring.sync import grade_id
+from autograder.batch.engine import BatchOptions, BatchSummary
 from autograder.sandbox.limits import Limits
-from autograder.sync import REPO, grade_id
+from autograder.spec import REPO, SPEC
+
+ASSIGNMENT = SPEC.name
 
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"
 LIMITS = Limits(cell_timeout=3, call_timeout=2, notebook_timeout=30)
@@ -256,7 +258,7 @@ def exec_solutions_of(notebook: Path) -> str:
 def _stubs_plus_cells(student: str, sources: list[str]) -> nbformat.NotebookNode:
     """The release stubs (raise NotImplementedError) with ``sources`` as new cells after them."""
     notebook = cohort.solved_notebook(student)
-    release = nbformat.read(cohort.RELEASE_DIR / NOTEBOOK, as_version=4)
+    release = nbformat.read(SPEC.release_notebook, as_version=4)
     stubs = {grade_id(c): c.source for c in release.cells if grade_id(c) in FUNCTION_PARTS}
     for gid, stub in stubs.items():
         cohort.set_cell(notebook, gid, lambda _, stub=stub: stub)
@@ -410,7 +412,7 @@ def no_notebook(folder: Path, student: str, ctx: Context) -> None:
 
 def renamed_notebook(folder: Path, student: str, ctx: Context) -> None:
     write_submission(folder, student)
-    (folder / NOTEBOOK).rename(folder / "h2_attention (1).ipynb")
+    (folder / NOTEBOOK).rename(folder / f"{SPEC.name} (1).ipynb")
 
 
 def two_other_notebooks(folder: Path, student: str, ctx: Context) -> None:
@@ -434,8 +436,8 @@ def folder_symlink_to_source(folder: Path, student: str, ctx: Context) -> None:
 
 def evidence_symlink(folder: Path, student: str, ctx: Context) -> None:
     write_submission(folder, student)
-    (folder / "attention_evidence.json").unlink()
-    (folder / "attention_evidence.json").symlink_to(ctx.root / "gradebook.db")
+    (folder / SPEC.evidence_file).unlink()
+    (folder / SPEC.evidence_file).symlink_to(ctx.root / "gradebook.db")
 
 
 def delete_cells(*gids: str) -> Build:
@@ -686,13 +688,13 @@ HOSTILE: list[Hostile] = [
     ),
     Hostile(
         "renamed_notebook",
-        "the notebook is 'h2_attention (1).ipynb'",
+        f"the notebook is '{SPEC.name} (1).ipynb'",
         renamed_notebook,
-        Expect(notes=(r"was named 'h2_attention \(1\).ipynb'.*graded anyway",)),
+        Expect(notes=(rf"was named '{SPEC.name} \(1\).ipynb'.*graded anyway",)),
     ),
     Hostile(
         "two_other_notebooks",
-        "draft.ipynb and final.ipynb, no h2_attention.ipynb",
+        f"draft.ipynb and final.ipynb, no {SPEC.notebook}",
         two_other_notebooks,
         Expect(
             status=UNGRADABLE,
@@ -703,7 +705,7 @@ HOSTILE: list[Hostile] = [
     ),
     Hostile(
         "notebook_symlink",
-        "h2_attention.ipynb is a link to the instructor's source notebook",
+        f"{SPEC.notebook} is a link to the instructor's source notebook",
         symlink_to_source,
         Expect(
             status=UNGRADABLE,
@@ -714,13 +716,13 @@ HOSTILE: list[Hostile] = [
     ),
     Hostile(
         "folder_symlink",
-        "submitted/<student>/h2_attention is a link to the instructor's source folder",
+        f"submitted/<student>/{SPEC.name} is a link to the instructor's source folder",
         folder_symlink_to_source,
         Expect(status=UNGRADABLE, zero=FUNCTION_PARTS, lost=FUNCTION_PARTS + EVIDENCE_PARTS),
     ),
     Hostile(
         "evidence_symlink",
-        "attention_evidence.json is a link to the gradebook",
+        f"{SPEC.evidence_file} is a link to the gradebook",
         evidence_symlink,
         Expect(zero=EVIDENCE_PARTS, lost=EVIDENCE_PARTS, messages={"evidence": "symbolic link"}),
     ),

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from hostile_cases import new_course_root, write_submission
 
-from autograder import ASSIGNMENT
-from autograder.sync import REPO
+from autograder.spec import REPO, SPEC
+
+ASSIGNMENT = SPEC.name
 
 
 @pytest.mark.slow

@@ -26,9 +26,10 @@ from hostile_cases import (
     student_of,
 )
 
-from autograder import ASSIGNMENT
-from autograder.autograde.result import STATUS_ERROR, load
-from autograder.sync import REPO
+from autograder.results.result import STATUS_ERROR, load
+from autograder.spec import REPO, SPEC
+
+ASSIGNMENT = SPEC.name
 
 pytestmark = pytest.mark.slow
 
@@ -97,7 +98,7 @@ def _comparable(result) -> dict:
     data["extra_data"].pop("seconds")
     # Hash of the grader's sources, taken when a process first grades: other people may
     # edit the checkout while this file runs. Not something a submission can change.
-    data["extra_data"].pop("grader_version")
+    data["extra_data"].pop("grading_key")
     return data
 
 
@@ -174,7 +175,7 @@ def test_grader_files_are_unchanged_by_submissions(hostile_batch: HostileBatch) 
             if result.status == STATUS_ERROR:
                 continue
             for part in result.parts:
-                grade = gradebook.find_grade(f"check_{part.part}", ASSIGNMENT, ASSIGNMENT, student)
+                grade = gradebook.find_grade(SPEC.part(part.part).grade_cell, ASSIGNMENT, ASSIGNMENT, student)
                 assert grade.auto_score == part.points, (student, part.part)
 
 

@@ -8,8 +8,9 @@ import sys
 
 import pytest
 
-from autograder import ASSIGNMENT
-from autograder.parts import part_points
+from autograder.spec import SPEC
+
+ASSIGNMENT = SPEC.name
 
 pytestmark = pytest.mark.slow
 
@@ -27,11 +28,11 @@ def test_run_autograder_writes_gradescope_results(tmp_path, course_factory):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     data = json.loads(results.read_text())
-    assert data["max_score"] == sum(part_points().values())
+    assert data["max_score"] == sum(SPEC.part_points.values())
     assert 0 < data["score"] < data["max_score"]  # the bug costs points, the rest is earned
-    assert {test["tags"][0] for test in data["tests"]} == set(part_points())
+    assert {test["tags"][0] for test in data["tests"]} == set(SPEC.part_points)
     failed = [t for t in data["tests"] if t["status"] == "failed"]
     assert failed and all(t["output"] for t in failed)  # every lost point is explained
     assert data["extra_data"]["student"] == "s042"  # from the metadata: the evidence matched
-    assert data["extra_data"]["parts"][-2]["points"] == part_points()["evidence"]
+    assert data["extra_data"]["parts"][-2]["points"] == SPEC.part_points["evidence"]
     assert (results.parent / "feedback.html").exists()

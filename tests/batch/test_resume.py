@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder import ASSIGNMENT
-from autograder.autograde.batch import grade_course
-from autograder.autograde.course import RESULTS_JSON, Course
+from autograder.batch.course import RESULTS_JSON, Course
+from autograder.batch.engine import grade_course
+from autograder.spec import SPEC
+
+ASSIGNMENT = SPEC.name
 
 pytestmark = pytest.mark.slow
 
@@ -92,8 +94,8 @@ def test_a_new_gradebook_has_nbgraders_schema_version(tmp_path):
 
     from nbgrader.dbutil import _temp_alembic_ini
 
-    from autograder.autograde import gradebook
-    from autograder.release import nbgrader_env
+    from autograder.authoring.release import nbgrader_env
+    from autograder.results import gradebook
 
     gradebook._open(Course(tmp_path, ASSIGNMENT), ASSIGNMENT).close()
     (stamped,) = sqlite3.connect(tmp_path / "gradebook.db").execute(

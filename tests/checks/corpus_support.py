@@ -24,7 +24,7 @@ if str(ROOT) not in sys.path:
 
 from autograder.grading import run_checks, score_parts  # noqa: E402
 from autograder.grading.scoring import PartScore  # noqa: E402
-from autograder.student import InProcessStudent  # noqa: E402
+from tests.support.in_process import InProcessStudent  # noqa: E402
 
 
 def reference_source() -> str:

@@ -9,22 +9,23 @@ from pathlib import Path
 
 import pytest
 
-from autograder import misconceptions
 from autograder.grading import (
-    PART_POINTS,
     GradingError,
     PartScore,
     merge_part_scores,
+    misconceptions,
     run_checks,
     score_parts,
     total,
 )
 from autograder.grading.plugin import GENERIC_MESSAGE, CheckPlugin
-from autograder.notebook_code import code_cells
-from autograder.student import InProcessStudent
+from autograder.spec import SPEC
+from tests.support.in_process import InProcessStudent
+from tests.support.notebook_cells import code_cells
 
 from .corpus_support import grade_source, override_source, reference_source, stub_source
 
+PART_POINTS = SPEC.function_points
 NOTEBOOK_POINTS = {
     "attention_scores": 8, "additive_scores": 6, "stable_softmax": 16, "causal_mask": 5,
     "padding_mask": 5, "combine_masks": 6, "attention_context": 5,
@@ -73,7 +74,7 @@ def test_stubs_score_zero_everywhere_with_the_exception_stated_once():
         assert part in score.messages[0]
 
 
-RELEASE_NOTEBOOK = Path(__file__).resolve().parents[2] / "release" / "h2_attention" / "h2_attention.ipynb"
+RELEASE_NOTEBOOK = SPEC.release_notebook
 
 
 @pytest.mark.skipif(not RELEASE_NOTEBOOK.exists(), reason="release notebook not generated yet")

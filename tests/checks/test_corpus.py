@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder import misconceptions
+from autograder.grading import misconceptions
 
 from .corpus_support import buggy_cases, detection
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from autograder.grading.runner import collect_checks, run_checks
-from autograder.student import InProcessStudent
+from tests.support.in_process import InProcessStudent
 
 from .corpus_support import BUGGY_DIR, override_source, reference_source, stub_source
 

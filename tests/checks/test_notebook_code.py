@@ -7,11 +7,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.notebook_code import code_cells, to_python
-from autograder.student import InProcessStudent
+from autograder.grading.notebook_code import to_python
+from autograder.spec import SPEC
+from tests.support.in_process import InProcessStudent
+from tests.support.notebook_cells import code_cells
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE_NOTEBOOK = ROOT / "source" / "h2_attention" / "h2_attention.ipynb"
+SOURCE_NOTEBOOK = SPEC.source_notebook
 
 
 def test_line_magics_and_shell_become_pass():

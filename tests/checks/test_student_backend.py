@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from autograder.student import MESSAGE_LIMIT, InProcessStudent, Student, StudentError
+from autograder.grading.student import Student, StudentError
+from autograder.untrusted.errors import MESSAGE_LIMIT
+from tests.support.in_process import InProcessStudent
 
 SOURCE = '''
 import numpy as np

@@ -20,18 +20,20 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import ASSIGNMENT
-from autograder.autograde.batch import BatchOptions
-from autograder.cohorts import workflow
-from autograder.cohorts.config import get_cohort
-from autograder.release import nbgrader_env
-from autograder.sample_cohort import VARIANTS, solved_notebook, write_evidence
+from autograder.authoring.release import nbgrader_env
+from autograder.authoring.sample_cohort import VARIANTS, solved_notebook, write_evidence
+from autograder.batch.engine import BatchOptions
+from autograder.integrations.cohorts import workflow
+from autograder.integrations.cohorts.config import get_cohort
 from autograder.sandbox.limits import Limits
+from autograder.spec import SPEC
+
+ASSIGNMENT = SPEC.name
 
 pytestmark = pytest.mark.slow
 
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"
-EVIDENCE = "attention_evidence.json"
+EVIDENCE = SPEC.evidence_file
 FAST = BatchOptions(jobs=2, progress=False, limits=Limits(cell_timeout=5, call_timeout=3))
 BUG = next(v for v in VARIANTS if v.name == "softmax_wrong_axis")
 
@@ -77,7 +79,7 @@ def exchange_round(cohort_name: str, config: Path, home: Path, students: dict[st
     first.mkdir(parents=True)
     nbgrader_as_student(first, "fetch_assignment", ASSIGNMENT, f"--course={cohort.course_id}",
                         f"--Exchange.root={cohort.exchange}")
-    assert json.loads((first / ASSIGNMENT / "cohort.json").read_text()) == {"cohort": cohort_name}
+    assert json.loads((first / ASSIGNMENT / SPEC.cohort_file).read_text()) == {"cohort": cohort_name}
     for student, how in students.items():
         student_home = home / student
         shutil.copytree(first, student_home)  # every student fetches the same release
@@ -111,7 +113,7 @@ def test_two_cohorts_end_to_end(tmp_path):
     for name in ("fall-a", "fall-b"):
         workflow.release(get_cohort(name, config))
     a, b = get_cohort("fall-a", config), get_cohort("fall-b", config)
-    assert "cohort.json" in workflow.ship_check(a) and NOTEBOOK in workflow.ship_check(b)
+    assert SPEC.cohort_file in workflow.ship_check(a) and NOTEBOOK in workflow.ship_check(b)
     assert (b.exchange / "fall-b-2026" / "outbound" / ASSIGNMENT).is_dir()
 
     home = tmp_path / "home"

@@ -11,6 +11,7 @@ import pytest
 
 from autograder.cli import COMMANDS, main
 from autograder.evidence import verify_evidence
+from autograder.spec import SPEC
 from solutions.evidence import LIMITATION_PLACEHOLDER
 
 from .helpers import COHORT, OTHER_STUDENT, STUDENT
@@ -28,7 +29,7 @@ def test_command_is_registered():
 
 
 def test_good_file_exits_zero(capsys, write, reference_evidence):
-    path = write("attention_evidence.json", reference_evidence)
+    path = write(SPEC.evidence_file, reference_evidence)
     code, out = _run(capsys, path, "--student-id", STUDENT, "--cohort", COHORT)
     assert code == 0
     assert "OK" in out.out and "evidence 14/14" in out.out and "limitation 8/8" in out.out
@@ -38,7 +39,7 @@ def test_good_file_exits_zero(capsys, write, reference_evidence):
 def test_invalid_file_exits_one_and_lists_findings(capsys, write, evidence):
     evidence["limitation"] = LIMITATION_PLACEHOLDER
     evidence["hand_example"]["scale"] = 0.5
-    path = write("attention_evidence.json", evidence)
+    path = write(SPEC.evidence_file, evidence)
     code, out = _run(capsys, path, "--student-id", STUDENT, "--cohort", COHORT)
     assert code == 1
     assert "INVALID" in out.out
@@ -47,7 +48,7 @@ def test_invalid_file_exits_one_and_lists_findings(capsys, write, evidence):
 
 
 def test_copied_file_exits_one(capsys, write, reference_evidence):
-    path = write("attention_evidence.json", reference_evidence)
+    path = write(SPEC.evidence_file, reference_evidence)
     code, out = _run(capsys, path, "--student-id", OTHER_STUDENT, "--cohort", COHORT)
     assert code == 1 and "another student id" in out.out
 
@@ -85,7 +86,7 @@ def test_batch_reports_every_file_and_the_worst_code(capsys, write, reference_ev
 
 
 def test_module_entry_point(write, reference_evidence):
-    path = write("attention_evidence.json", reference_evidence)
+    path = write(SPEC.evidence_file, reference_evidence)
     done = subprocess.run(
         [sys.executable, "-m", "autograder", "verify-evidence", str(path), "--student-id", STUDENT,
          "--cohort", COHORT], cwd=ROOT, capture_output=True, text=True, timeout=120,

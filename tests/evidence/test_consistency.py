@@ -287,10 +287,10 @@ def test_messages_explain_expected_and_why(evidence):
 
 
 def test_points_match_the_notebook():
-    """The verifier's part maxima are the notebook's grade-cell points (autograder.parts)."""
-    from autograder.parts import part_points
+    """The verifier's part maxima are the spec's points (autograder.spec)."""
+    from autograder.spec import SPEC
 
-    points = part_points()
+    points = SPEC.part_points
     assert (points["evidence"], points["limitation"]) == (EVIDENCE_POINTS, LIMITATION_POINTS)
 
 

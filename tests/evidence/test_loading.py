@@ -13,6 +13,7 @@ import pytest
 from autograder.evidence import verify_evidence
 from autograder.evidence.loading import MAX_BYTES, MAX_DEPTH, load_evidence
 from autograder.evidence.report import STATUSES
+from autograder.spec import SPEC
 
 from .helpers import COHORT, STUDENT, dump
 
@@ -31,7 +32,7 @@ def _replace_once(raw: bytes, old: bytes, new: bytes) -> bytes:
 def _corpus() -> dict:
     def file(content_of):
         def make(evidence, tmp_path):
-            path = tmp_path / "attention_evidence.json"
+            path = tmp_path / SPEC.evidence_file
             content = content_of(evidence)
             path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
             return path
@@ -40,22 +41,22 @@ def _corpus() -> dict:
     def symlink(evidence, tmp_path):
         target = tmp_path / "real.json"
         target.write_bytes(dump(evidence))
-        link = tmp_path / "attention_evidence.json"
+        link = tmp_path / SPEC.evidence_file
         link.symlink_to(target)
         return link
 
     def fifo(evidence, tmp_path):
-        path = tmp_path / "attention_evidence.json"
+        path = tmp_path / SPEC.evidence_file
         os.mkfifo(path)
         return path
 
     def directory(evidence, tmp_path):
-        path = tmp_path / "attention_evidence.json"
+        path = tmp_path / SPEC.evidence_file
         path.mkdir()
         return path
 
     def sparse_100mb(evidence, tmp_path):
-        path = tmp_path / "attention_evidence.json"
+        path = tmp_path / SPEC.evidence_file
         with open(path, "wb") as handle:
             handle.write(b"{")
             handle.truncate(100 * 2**20)

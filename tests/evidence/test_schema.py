@@ -8,6 +8,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from autograder.evidence import EVIDENCE_POINTS, SCHEMA_PATH, load_schema, verify_evidence
+from autograder.spec import SPEC
 from solutions.evidence import EVIDENCE_SCHEMA_VERSION
 from solutions.evidence_check import validate_evidence_file
 
@@ -120,7 +121,7 @@ SCHEMA_CASES = {
     "student id is a number": (_replace(["student_id"], 1), "schema", "/student_id", "text"),
     "cohort is a number": (_replace(["cohort"], 3), "schema", "/cohort", "null"),
     "later schema version": (_replace(["schema_version"], "2.0"), "schema", "/schema_version", '"1.0"'),
-    "wrong assignment": (_replace(["assignment"], "h1"), "schema", "/assignment", "h2_attention"),
+    "wrong assignment": (_replace(["assignment"], "h1"), "schema", "/assignment", SPEC.name),
     "missing section": (_delete(["hand_example"]), "missing_field", "/hand_example", "missing"),
     "missing nested field": (_delete(["parity", 0, "atol"]), "missing_field", "/parity/0/atol", "missing"),
     "missing torch version": (_delete(["versions", "torch"]), "missing_field", "/versions/torch", "missing"),

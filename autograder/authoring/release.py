@@ -1,0 +1,163 @@
+"""Generate the student release from source/ with nbgrader, and prove it is clean.
+
+`release/h2_attention/` is committed so that a course can pick the assignment up
+without running anything. It must always be exactly what ``nbgrader
+generate_assignment`` makes of ``source/`` (no drift) and must hold nothing
+from the trusted side: no solution code, no hidden tests, no reference to
+``solutions/`` or ``autograder/``. ``--check`` verifies both without writing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from autograder.authoring.sync import grade_id
+from autograder.spec import REPO, SPEC
+
+ASSIGNMENT = SPEC.name
+SOURCE_DIR = SPEC.source_dir
+RELEASE_DIR = SPEC.release_dir
+NOTEBOOK = SPEC.notebook
+
+# Text that must never reach a student. Each pattern has the reason it is banned.
+FORBIDDEN = {
+    r"BEGIN SOLUTION|END SOLUTION": "an nbgrader solution marker",
+    r"BEGIN HIDDEN TESTS|END HIDDEN TESTS": "an nbgrader hidden-test marker",
+    r"\bsolutions[/.]": "a reference to the trusted solutions/ package",
+    r"\bautograder\b": "a reference to the trusted autograder/ package",
+}
+
+
+class ReleaseError(RuntimeError):
+    """nbgrader could not generate the release; the message holds its log."""
+
+
+def nbgrader_env() -> dict[str, str]:
+    """Environment for nbgrader subprocesses: it runs `alembic` through PATH, so the
+    interpreter's own bin directory must come first even when the venv is not activated."""
+    env = dict(os.environ)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def generate_into(workdir: Path) -> Path:
+    """Run ``nbgrader generate_assignment`` on a copy of source/ in ``workdir``;
+    returns the generated ``release/<assignment>`` directory."""
+    shutil.copytree(SOURCE_DIR, workdir / "source" / ASSIGNMENT)
+    shutil.copy(REPO / "nbgrader_config.py", workdir / "nbgrader_config.py")
+    command = [
+        sys.executable,
+        "-m",
+        "nbgrader",
+        "generate_assignment",
+        ASSIGNMENT,
+        "--force",
+        f"--CourseDirectory.root={workdir}",
+        f"--CourseDirectory.db_url=sqlite:///{workdir / 'gradebook.db'}",
+    ]
+    done = subprocess.run(
+        command, cwd=workdir, env=nbgrader_env(), capture_output=True, text=True, check=False
+    )
+    released = workdir / "release" / ASSIGNMENT
+    if done.returncode != 0 or not (released / NOTEBOOK).exists():
+        raise ReleaseError(f"nbgrader generate_assignment failed:\n{done.stderr[-4000:]}")
+    return released
+
+
+def differences(expected: Path, actual: Path) -> list[str]:
+    """Files that differ between two release directories (relative paths, sorted)."""
+    found: list[str] = []
+    comparison = filecmp.dircmp(expected, actual)
+
+    def walk(cmp: filecmp.dircmp, prefix: str) -> None:
+        found.extend(f"only in generated: {prefix}{name}" for name in cmp.left_only)
+        found.extend(f"only in committed: {prefix}{name}" for name in cmp.right_only)
+        found.extend(f"differs: {prefix}{name}" for name in cmp.diff_files)
+        for name, sub in cmp.subdirs.items():
+            walk(sub, f"{prefix}{name}/")
+
+    walk(comparison, "")
+    return sorted(found)
+
+
+def leaks(release_dir: Path) -> list[str]:
+    """Everything in a release that a student must not see, with the reason."""
+    problems = []
+    for path in sorted(release_dir.rglob("*")):
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for pattern, reason in FORBIDDEN.items():
+            if re.search(pattern, text):
+                problems.append(f"{path.name}: contains {reason} ({pattern})")
+    import nbformat
+
+    notebook = nbformat.read(release_dir / NOTEBOOK, as_version=4)
+    for cell in notebook.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if (
+            meta.get("solution")
+            and cell.cell_type == "code"
+            and "NotImplementedError" not in cell.source
+        ):
+            problems.append(f"solution cell {grade_id(cell)!r} is not a stub")
+    return problems
+
+
+def check(committed: Path = RELEASE_DIR) -> list[str]:
+    """Problems with the committed release: drift from source/ and leaks (empty = good)."""
+    if not (committed / NOTEBOOK).exists():
+        return [f"no committed release at {committed}: run `make release`"]
+    with tempfile.TemporaryDirectory(prefix="h2-release-") as tmp:
+        generated = generate_into(Path(tmp))
+        problems = [f"{line} (run `make release`)" for line in differences(generated, committed)]
+    return problems + leaks(committed)
+
+
+def regenerate(committed: Path = RELEASE_DIR) -> list[str]:
+    """Replace the committed release with a fresh one; returns the files that changed."""
+    with tempfile.TemporaryDirectory(prefix="h2-release-") as tmp:
+        generated = generate_into(Path(tmp))
+        changed = differences(generated, committed) if committed.exists() else ["(new release)"]
+        if changed:
+            shutil.rmtree(committed, ignore_errors=True)
+            shutil.copytree(generated, committed)
+    return changed
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="do not write; exit 1 if release/ is stale or leaks trusted material",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        if args.check:
+            problems = check()
+        else:
+            changed = regenerate()
+            print(
+                f"release/{ASSIGNMENT}: " + ("; ".join(changed) if changed else "already current")
+            )
+            problems = leaks(RELEASE_DIR)
+    except ReleaseError as error:
+        print(error, file=sys.stderr)
+        return 2
+    for line in problems:
+        print(line)
+    print(
+        f"release/{ASSIGNMENT}: "
+        + ("current and leak-free" if not problems else f"{len(problems)} problem(s)")
+    )
+    return 1 if problems else 0

@@ -1,0 +1,234 @@
+"""Grade a whole cohort: parallel, resumable, and no submission can stop the batch.
+
+Each of ``jobs`` trusted grading processes keeps a warm zygote and grades one
+submission at a time, writing that student's ``results.json`` and report as
+soon as they are done. A re-run skips every submission whose files and grader
+are unchanged (content hashes), so an interrupted batch loses nothing already
+graded. The gradebook and ``grades.csv`` are then written from all results.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from tqdm import tqdm
+
+from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course, submitted_at
+from autograder.grading.submission import content_hash, load_submission
+from autograder.results import feedback_page as report
+from autograder.results import gradebook, grades_csv
+from autograder.results.result import (
+    STATUS_ERROR,
+    PartResult,
+    SubmissionResult,
+    load,
+    save,
+)
+from autograder.sandbox.limits import Limits
+from autograder.spec import SPEC
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """How to grade; the defaults suit a TA's laptop or a 2-core server."""
+
+    jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
+    force: bool = False
+    limits: Limits = field(default_factory=Limits)
+    cohort: str | None = None
+    due: datetime | None = None  # submissions after it are flagged late (not penalised)
+    isolate: bool = True
+    progress: bool = True
+    write_gradebook: bool = True
+
+
+@dataclass
+class BatchSummary:
+    """What a batch did, for the TA's summary and for tests."""
+
+    results: list[SubmissionResult]
+    graded: list[str]
+    skipped: list[str]
+    seconds: float
+    csv_path: Path
+
+    def count(self, status: str) -> int:
+        return sum(1 for result in self.results if result.status == status)
+
+
+# ------------------------------------------------------------ inside a grading process
+
+_SESSION = None
+
+
+def _start_session(channels: list, slots: multiprocessing.Queue, limits: Limits,
+                   isolate: bool) -> None:
+    """Process-pool initializer (in a process forked from the warm coordinator): its own
+    channel to the shared zygote and a sandbox user id of its own."""
+    global _SESSION
+    from autograder.grading.grade_one import GradingSession
+    from autograder.sandbox.uids import UidLease
+
+    _SESSION = GradingSession(channels[slots.get()], UidLease.acquire(), limits, isolate)
+
+
+def _grade_and_save(course: Course, student: str, cohort: str | None) -> SubmissionResult:
+    from autograder.grading.grade_one import grade_submission
+
+    submission = load_submission(course.submitted(student), student)
+    result = grade_submission(submission, _SESSION, cohort=cohort)
+    out = course.autograded(student)
+    save(result, out / RESULTS_JSON)
+    report.save(result, out / FEEDBACK_HTML)
+    return result
+
+
+# ------------------------------------------------------------ the trusted coordinator
+
+
+def _error_result(student: str, assignment: str, error: BaseException) -> SubmissionResult:
+    reason = f"internal grader error (not the student's doing): {type(error).__name__}: {error}"
+    parts = [
+        PartResult(part, 0.0, float(points), [reason]) for part, points in SPEC.part_points.items()
+    ]
+    return SubmissionResult(student, assignment, STATUS_ERROR, reason[:500], parts)
+
+
+def up_to_date(course: Course, student: str) -> SubmissionResult | None:
+    """The saved result if the submission and the grading key are unchanged since it was made."""
+    saved = load(course.autograded(student) / RESULTS_JSON)
+    if saved is None or saved.status == STATUS_ERROR:
+        return None
+    if saved.grading_key != SPEC.grading_key:
+        return None
+    if saved.submission_hash != content_hash(course.submitted(student)):
+        return None
+    return saved
+
+
+def _run_pool(
+    course: Course,
+    students: Sequence[str],
+    options: BatchOptions,
+    on_result: Callable[[SubmissionResult], None],
+    on_started: Callable[[], None] = lambda: None,
+) -> list[str]:
+    """Grade ``students``; returns those lost to a crashed grading process (to retry).
+
+    The trusted imports (torch, checks, reference) happen once here, and the
+    grading processes are *forked* from this warm process; one zygote serves
+    them all, each through its own channel. Threads (the gradebook, progress)
+    start only after the forks (``on_started``).
+    """
+    from autograder.grading.grade_one import warm_up_checks
+    from autograder.sandbox.zygote import Zygote
+
+    jobs = max(1, min(options.jobs, len(students)))
+    channels = Zygote.launch(channels=jobs)
+    warm_up_checks()
+    for channel in channels:
+        channel.wait_ready()
+    context = multiprocessing.get_context("fork")
+    slots: multiprocessing.Queue = context.Queue()
+    for slot in range(jobs):
+        slots.put(slot)
+    lost = []
+    try:
+        with ProcessPoolExecutor(
+            jobs,
+            mp_context=context,
+            initializer=_start_session,
+            initargs=(channels, slots, options.limits, options.isolate),
+        ) as pool:
+            futures = {pool.submit(_grade_and_save, course, s, options.cohort): s for s in students}
+            on_started()
+            for future in as_completed(futures):
+                student = futures[future]
+                try:
+                    on_result(future.result())
+                except BrokenProcessPool:
+                    lost.append(student)
+                except Exception as error:  # noqa: BLE001 - one student's grader failure is a row
+                    on_result(_error_result(student, course.assignment, error))
+    finally:
+        for channel in reversed(channels):  # the owner (first) last: it waits for the zygote
+            channel.close()
+    return sorted(lost)
+
+
+def grade_course(
+    course: Course, students: Sequence[str] | None = None, options: BatchOptions | None = None
+) -> BatchSummary:
+    """Grade every (or the named) submissions of ``course``; see the module docstring."""
+    options = options or BatchOptions()
+    started = time.monotonic()
+    students = list(students) if students else course.students()
+    results: dict[str, SubmissionResult] = {}
+    skipped = []
+    for student in students:
+        saved = None if options.force else up_to_date(course, student)
+        if saved is not None:
+            results[student] = saved
+            skipped.append(student)
+    todo = [s for s in students if s not in results]
+    preparing: list = []
+
+    def after_fork() -> None:  # the grading processes exist: threads are safe now
+        if options.write_gradebook and not preparing:
+            preparing.append(gradebook.prepare(course))
+
+    tqdm.monitor_interval = 0  # no monitor thread: grading processes are forked from this one
+    bar = tqdm(
+        total=len(todo),
+        unit="submission",
+        desc=f"grading {course.assignment}",
+        disable=not options.progress or not todo,
+        dynamic_ncols=True,
+    )
+
+    def on_result(result: SubmissionResult) -> None:
+        results[result.student] = result
+        bar.set_postfix_str(
+            f"{result.student}: {result.score:g}/{result.max_score:g}", refresh=False
+        )
+        bar.update()
+
+    try:
+        pending = todo
+        for _attempt in range(2):
+            if not pending:
+                break
+            pending = _run_pool(course, pending, options, on_result, after_fork)
+        for student in pending:
+            on_result(
+                _error_result(
+                    student, course.assignment, RuntimeError("the grading process crashed twice")
+                )
+            )
+    finally:
+        bar.close()
+    ordered = [results[s] for s in students if s in results]
+    for result in ordered:
+        moment = submitted_at(course.submitted(result.student))
+        result.submitted_at = f"{moment:%Y-%m-%d %H:%M:%S} UTC" if moment else ""
+        result.late = bool(options.due and moment and moment > options.due)
+    if options.write_gradebook:
+        for thread in preparing:
+            thread.join()
+        gradebook.record(course, [r for r in ordered if r.status != STATUS_ERROR])
+    grades_csv.write(ordered, course.grades_csv())
+    return BatchSummary(
+        ordered,
+        [s for s in todo if s in results],
+        skipped,
+        time.monotonic() - started,
+        course.grades_csv(),
+    )

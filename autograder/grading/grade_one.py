@@ -1,0 +1,191 @@
+"""Grade one submission: sandboxed code parts, then the evidence file.
+
+Runs in a trusted grading process. Student code runs only in the sandboxed
+worker (``SandboxStudent``); the checks, the reference and the comparisons run
+here, on plain data.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from autograder.evidence import verify_evidence
+from autograder.grading import run_checks, score_parts
+from autograder.grading.evidence_parts import evidence_part_scores
+from autograder.grading.scoring import PartScore
+from autograder.grading.submission import Submission
+from autograder.results.result import (
+    STATUS_GRADED,
+    STATUS_UNGRADABLE,
+    PartResult,
+    SubmissionResult,
+    TestResult,
+)
+from autograder.sandbox.client import SandboxReport, SandboxStudent
+from autograder.sandbox.limits import Limits
+from autograder.sandbox.uids import UidLease
+from autograder.sandbox.zygote import Zygote
+from autograder.spec import SPEC
+
+
+@dataclass
+class GradingSession:
+    """What one trusted grading process keeps between submissions: a warm zygote."""
+
+    zygote: Zygote
+    lease: UidLease
+    limits: Limits = field(default_factory=Limits)
+    isolate: bool = True
+
+    @classmethod
+    def start(
+        cls,
+        limits: Limits | None = None,
+        *,
+        isolate: bool = True,
+    ) -> GradingSession:
+        """Start a zygote (workers see only the system and Python; see autograder.untrusted.isolation)."""
+        (zygote,) = Zygote.launch()
+        warm_up_checks()  # imports torch, pytest and the checks while the zygote starts
+        return cls(zygote.wait_ready(), UidLease.acquire(), limits or Limits(), isolate)
+
+    def close(self) -> None:
+        self.zygote.close()
+        self.lease.release()
+
+
+def warm_up_checks() -> None:
+    """Import and collect what the first ``run_checks`` would, so no submission pays
+    for it (and processes forked afterwards start warm)."""
+    import torch
+
+    import autograder.evidence  # noqa: F401  (jsonschema)
+    import solutions  # noqa: F401
+    from autograder.grading.cells import release_locked_cells
+    from autograder.grading.runner import collect_checks
+    from autograder.results import feedback_page as report  # noqa: F401  (jinja2)
+
+    torch.set_num_threads(1)  # one grading process per core; no thread pool to fork
+    collect_checks()
+    release_locked_cells()
+    SPEC.grading_key  # noqa: B018  (hashed once, before the grading processes fork)
+
+
+def _part_result(score: PartScore) -> PartResult:
+    return PartResult(
+        part=score.part,
+        points=float(score.points),
+        max_points=float(score.max_points),
+        messages=list(score.messages),
+        diagnoses=list(score.diagnoses),
+        explanations=list(score.explanations()),
+        needs_review=score.needs_review,
+    )
+
+
+def _tests(score: PartScore) -> list[TestResult]:
+    if not score.checks:  # evidence parts: one entry per part
+        return [
+            TestResult(
+                score.part,
+                score.part,
+                float(score.points),
+                float(score.max_points),
+                "passed" if score.points == score.max_points else "failed",
+                "\n".join(score.messages),
+            )
+        ]
+    tests = []
+    for check in score.checks:
+        output = check.message if check.status != "passed" else ""
+        output = "\n".join([output, *_explain(check.diagnoses)]).strip()
+        tests.append(
+            TestResult(
+                check.title,
+                check.part,
+                float(check.points),
+                float(check.max_points),
+                "passed" if check.status == "passed" else "failed",
+                output,
+            )
+        )
+    return tests
+
+
+def _explain(codes: tuple[str, ...]) -> list[str]:
+    from autograder.grading import misconceptions
+
+    return [misconceptions.explain(code) for code in codes if code in misconceptions.MISCONCEPTIONS]
+
+
+def _cell_notes(submission: Submission, report: SandboxReport) -> list[str]:
+    """Cells that raised or were skipped, named as the student sees them:
+    the cell's position in the notebook and, for solution cells, its function."""
+    ran = [cell for cell in submission.cells if cell.python is not None]
+    notes = []
+    for outcome in report.cells:
+        if outcome.index >= len(ran) or (outcome.error is None and not outcome.skipped):
+            continue
+        cell = ran[outcome.index]
+        where = f"notebook cell {cell.index + 1}" + (f" ({cell.grade_id})" if cell.grade_id else "")
+        if outcome.skipped:
+            notes.append(f"{where} was skipped: {outcome.skipped}")
+            continue
+        error = outcome.error
+        notes.append(
+            f"{where} raised {error.type_name}" + (f": {error.message}" if error.message else "")
+        )
+    return notes
+
+
+def _zero_code_parts(reason: str) -> list[PartScore]:
+    return [PartScore(part, 0, points, messages=(reason,)) for part, points in SPEC.function_points.items()]
+
+
+def grade_submission(
+    submission: Submission, session: GradingSession, *, cohort: str | None = None
+) -> SubmissionResult:
+    """The complete result for one submission; never raises for a student's doing."""
+    started = time.monotonic()
+    notes = list(submission.notes)
+    isolation: list[str] = []
+    if submission.fatal:
+        scores = _zero_code_parts(submission.fatal)
+    else:
+        with SandboxStudent(
+            submission.runnable,
+            session.zygote,
+            limits=session.limits,
+            uid=session.lease.uid,
+            isolate=session.isolate,
+        ) as student:
+            scores = list(score_parts(run_checks(student)).values())
+            notes += _cell_notes(submission, student.report)
+            notes += student.report.events
+            isolation = student.report.isolation
+            if student.report.output_bytes > 1_000_000:
+                notes.append(
+                    f"your code printed {student.report.output_bytes:,} characters; "
+                    "only the start was kept"
+                )
+    evidence_path = submission.evidence or submission.folder / SPEC.evidence_file
+    report = verify_evidence(evidence_path, student_id=submission.student, cohort=cohort)
+    scores += list(evidence_part_scores(report).values())
+    order = list(SPEC.part_points)
+    scores.sort(key=lambda s: order.index(s.part))
+    parts = [_part_result(score) for score in scores]
+    return SubmissionResult(
+        student=submission.student,
+        assignment=SPEC.name,
+        status=STATUS_UNGRADABLE if submission.fatal else STATUS_GRADED,
+        reason=submission.fatal or "; ".join(notes),
+        parts=parts,
+        tests=[test for score in scores for test in _tests(score)],
+        notes=notes,
+        needs_review=any(part.needs_review for part in parts),
+        submission_hash=submission.content_hash,
+        grading_key=SPEC.grading_key,
+        isolation=isolation,
+        seconds=time.monotonic() - started,
+    )

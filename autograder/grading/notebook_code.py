@@ -1,0 +1,66 @@
+"""Python source of a notebook's code cells, IPython syntax removed.
+
+Submissions run outside Jupyter (in-process for development, in sandboxed
+workers for grading), where ``get_ipython()`` does not exist. A
+``%matplotlib inline`` line must not make the whole cell, and with it the
+student's function, disappear; so IPython syntax is first translated with
+IPython's own ``TransformerManager`` and every statement that then needs
+``get_ipython()`` is replaced by ``pass``. Cell magics (``%%bash``...) drop
+their cell, except magics whose body is Python (``%%time``, ``%%capture``).
+"""
+
+from __future__ import annotations
+
+import ast
+
+PYTHON_BODY_CELL_MAGICS = frozenset({"time", "timeit", "capture"})
+
+
+def to_python(cell_source: str) -> str:
+    """Plain Python for one cell; IPython-only statements become ``pass``."""
+    stripped = cell_source.lstrip()
+    if stripped.startswith("%%"):
+        first, _, body = stripped.partition("\n")
+        magic = first[2:].split(maxsplit=1)[0] if first[2:].strip() else ""
+        return body if magic in PYTHON_BODY_CELL_MAGICS else ""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    try:
+        transformed = TransformerManager().transform_cell(cell_source)
+        tree = ast.parse(transformed)
+    except (SyntaxError, ValueError):
+        return cell_source  # let the syntax error surface when the cell runs
+    if "get_ipython" not in transformed:
+        return transformed
+    _DropIPython().visit(tree)
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+def _uses_ipython(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == "get_ipython" for n in ast.walk(node))
+
+
+class _DropIPython(ast.NodeTransformer):
+    """Replace each innermost statement that calls ``get_ipython`` with ``pass``."""
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        for field, value in ast.iter_fields(node):
+            if not isinstance(value, list):
+                continue
+            new_items = []
+            for item in value:
+                if isinstance(item, ast.stmt) and _uses_ipython(item) and not _has_nested_body(item):
+                    new_items.append(ast.copy_location(ast.Pass(), item))
+                elif isinstance(item, ast.AST):
+                    new_items.append(self.visit(item))
+                else:
+                    new_items.append(item)
+            setattr(node, field, new_items)
+        return node
+
+
+def _has_nested_body(stmt: ast.stmt) -> bool:
+    return any(
+        isinstance(value, list) and value and isinstance(value[0], ast.stmt)
+        for _, value in ast.iter_fields(stmt)
+    )

@@ -1,0 +1,172 @@
+"""Read one submission folder into plain facts, without running anything.
+
+A broken submission is data, not an exception: a missing or malformed notebook
+gives a ``Submission`` with ``fatal`` set (the student still gets a row and a
+reason); deleted or renamed cells are noted and grading goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.grading.cells import assign_roles
+from autograder.grading.notebook_code import to_python
+from autograder.spec import SPEC
+
+NOTEBOOK_NAME = SPEC.notebook
+MAX_NOTEBOOK_BYTES = 50 * 2**20
+MAX_HASHED_BYTES = 200 * 2**20
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One code cell: where it is, what it is, the Python to run (None = not run).
+
+    ``grade_id`` is the release's identity of the cell (``autograder.grading.cells``);
+    for the student's own cells it is whatever id their metadata claims."""
+
+    index: int
+    grade_id: str
+    python: str | None
+
+
+@dataclass
+class Submission:
+    """Everything the grader needs to know about one student's folder."""
+
+    student: str
+    folder: Path
+    notebook: Path | None = None
+    cells: list[Cell] = field(default_factory=list)
+    evidence: Path | None = None
+    content_hash: str = ""
+    fatal: str = ""  # why the notebook cannot be graded at all (student-facing)
+    notes: list[str] = field(default_factory=list)  # student-facing remarks
+
+    @property
+    def runnable(self) -> list[str]:
+        """The Python source the worker runs, in notebook order."""
+        return [cell.python for cell in self.cells if cell.python is not None]
+
+
+def content_hash(folder: Path) -> str:
+    """SHA-256 of every file's relative path and bytes: unchanged submissions are skipped."""
+    digest = hashlib.sha256()
+    budget = MAX_HASHED_BYTES
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        with path.open("rb") as handle:
+            data = handle.read(max(budget, 0))
+        budget -= len(data)
+        digest.update(hashlib.sha256(data).digest())
+    return digest.hexdigest()
+
+
+def _find_notebook(folder: Path, submission: Submission) -> Path | None:
+    expected = folder / NOTEBOOK_NAME
+    if expected.is_file() and not expected.is_symlink():
+        return expected
+    others = sorted(p for p in folder.glob("*.ipynb") if p.is_file() and not p.is_symlink())
+    if len(others) == 1:
+        submission.notes.append(
+            f"the notebook was named {others[0].name!r} instead of {NOTEBOOK_NAME!r}; it was graded anyway"
+        )
+        return others[0]
+    if others:
+        submission.fatal = (
+            f"{NOTEBOOK_NAME} was not found and several other notebooks were: "
+            f"{', '.join(p.name for p in others)}; submit the assignment's notebook under its original name"
+        )
+    else:
+        submission.fatal = f"no notebook was submitted (expected {NOTEBOOK_NAME})"
+    return None
+
+
+def _read_cells(path: Path, submission: Submission) -> list[Cell] | None:
+    if path.stat().st_size > MAX_NOTEBOOK_BYTES:
+        submission.fatal = f"{path.name} is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB; clear the outputs and resubmit"
+        return None
+    try:
+        notebook = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError:
+        submission.fatal = f"{path.name} is not a text (UTF-8) file; it may be damaged"
+        return None
+    except json.JSONDecodeError as error:
+        submission.fatal = (
+            f"{path.name} is not a valid notebook: its JSON is broken at line {error.lineno}, "
+            f"column {error.colno} ({error.msg}); open it in Jupyter, save it and resubmit"
+        )
+        return None
+    except (RecursionError, ValueError):
+        submission.fatal = f"{path.name} is not a valid notebook (its JSON is nested too deeply to read)"
+        return None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        submission.fatal = f"{path.name} is not a Jupyter notebook (it has no list of cells)"
+        return None
+    found: list[tuple[int, str, str]] = []  # (index, source, claimed grade_id)
+    for index, raw in enumerate(notebook["cells"]):
+        if not isinstance(raw, dict) or raw.get("cell_type") != "code":
+            continue
+        source = raw.get("source", "")
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            submission.notes.append(f"notebook cell {index + 1} is damaged (its source is not text); it was not run")
+            continue
+        found.append((index, source, _claimed_id(raw)))
+    # Roles come from the release, never from the student's metadata (which only names a
+    # cell); skipping the visible checks, demos and helpers is what makes grading fast.
+    roles = assign_roles([(source, claimed) for _, source, claimed in found])
+    return [
+        Cell(index, role.grade_id, None if role.source is None else _python(role.source))
+        for (index, _, _), role in zip(found, roles, strict=True)
+    ]
+
+
+def _claimed_id(raw: dict) -> str:
+    """The grade_id the student's metadata gives the cell (untrusted; "" if none)."""
+    meta = raw.get("metadata", {})
+    nbgrader = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
+    return str(nbgrader.get("grade_id", ""))[:200] if isinstance(nbgrader, dict) else ""
+
+
+def _python(source: str) -> str:
+    """Plain Python for a cell; a cell IPython cannot even parse is run as written
+    (it then fails with the student's own SyntaxError)."""
+    try:
+        return to_python(source)
+    except Exception:  # noqa: BLE001 - IPython's transformers on hostile text
+        return source
+
+
+def load_submission(folder: Path, student: str) -> Submission:
+    """Inspect ``folder``; never raises for anything a student can do to it."""
+    submission = Submission(student=student, folder=folder)
+    if folder.is_symlink() or folder.parent.is_symlink():
+        submission.fatal = "the submission folder is a symbolic link; submit the files themselves"
+        return submission
+    if not folder.is_dir():
+        submission.fatal = "no submission folder"
+        return submission
+    submission.content_hash = content_hash(folder)
+    evidence = folder / SPEC.evidence_file
+    submission.evidence = evidence if evidence.exists() or evidence.is_symlink() else None
+    submission.notebook = _find_notebook(folder, submission)
+    if submission.notebook is None:
+        return submission
+    cells = _read_cells(submission.notebook, submission)
+    if cells is None:
+        return submission
+    submission.cells = cells
+    present = {cell.grade_id for cell in cells}
+    missing = [name for name in SPEC.function_parts if name not in present]
+    if missing:
+        submission.notes.append(
+            "these solution cells were deleted or renamed: "
+            + ", ".join(missing)
+            + "; the grader still looks for the functions anywhere in the notebook"
+        )
+    return submission

@@ -1,0 +1,53 @@
+"""What an instructor should re-teach: per-part averages and the commonest misconceptions."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from autograder.batch.course import RESULTS_JSON, Course
+from autograder.grading import misconceptions
+from autograder.results.result import STATUS_GRADED, SubmissionResult, load, write_atomically
+from autograder.spec import SPEC
+
+SUMMARY_MD = "summary.md"
+
+
+def cohort_results(course: Course) -> list[SubmissionResult]:
+    """Every saved result of the course, by student."""
+    found = (load(course.autograded(s) / RESULTS_JSON) for s in course.students())
+    return [result for result in found if result is not None]
+
+
+def render_summary(course: Course, results: list[SubmissionResult], top: int = 5) -> str:
+    """Markdown: counts, per-part averages (graded notebooks only) and top diagnoses."""
+    graded = [r for r in results if r.status == STATUS_GRADED]
+    lines = [
+        f"# {course.assignment}: cohort summary ({course.root.name})",
+        "",
+        f"{len(results)} submissions: {len(graded)} graded, "
+        f"{sum(r.status != STATUS_GRADED for r in results)} not gradable or failed, "
+        f"{sum(r.late for r in results)} late, {sum(r.needs_review for r in results)} to review.",
+        "",
+        "| part | average | of | share |",
+        "|---|---:|---:|---:|",
+    ]
+    for part, points in SPEC.part_points.items():
+        earned = [r.part(part).points for r in graded]
+        mean = sum(earned) / len(earned) if earned else 0.0
+        lines.append(f"| {part} | {mean:.2f} | {points:g} | {mean / points:.0%} |")
+    counts = Counter(code for r in graded for p in r.parts for code in set(p.diagnoses))
+    lines += ["", "## Most frequent misconceptions", ""]
+    if not counts:
+        lines.append("None diagnosed.")
+    for code, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top]:
+        text = misconceptions.explain(code) if code in misconceptions.MISCONCEPTIONS else code
+        lines.append(f"- **{code}** ({count} student{'s' if count != 1 else ''}): {text}")
+    return "\n".join(lines) + "\n"
+
+
+def write_summary(course: Course) -> Path:
+    """Write ``summary.md`` at the course root and return its path."""
+    path = course.root / SUMMARY_MD
+    write_atomically(path, render_summary(course, cohort_results(course)))
+    return path

@@ -1,0 +1,56 @@
+"""Grade one submission the way Gradescope's ``run_autograder`` expects.
+
+Reads the submission folder (default /autograder/submission) and writes
+results.json (default /autograder/results/results.json) plus feedback.html
+beside it. The student id, which decides the evidence inputs, comes from
+--student-id, else from Gradescope's submission_metadata.json (the first
+user's sid, else email), else "student".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from autograder.grading.grade_one import GradingSession, grade_submission
+from autograder.grading.submission import load_submission
+from autograder.results import feedback_page as report
+from autograder.results.result import save
+
+DEFAULT_ROOT = Path("/autograder")
+
+
+def student_from_metadata(metadata: Path) -> str | None:
+    """The first user's sid (or email) in Gradescope's submission_metadata.json."""
+    try:
+        users = json.loads(metadata.read_text(encoding="utf-8")).get("users") or []
+        user = users[0]
+        return str(user.get("sid") or user.get("email") or "") or None
+    except (OSError, ValueError, AttributeError, IndexError, TypeError):
+        return None
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--submission", type=Path, default=DEFAULT_ROOT / "submission",
+                        help="folder with the notebook and evidence file (default: %(default)s)")
+    parser.add_argument("--results", type=Path, default=DEFAULT_ROOT / "results" / "results.json",
+                        help="where to write results.json (default: %(default)s)")
+    parser.add_argument("--metadata", type=Path, default=DEFAULT_ROOT / "submission_metadata.json",
+                        help="Gradescope's submission metadata (default: %(default)s)")
+    parser.add_argument("--student-id", help="student id (default: from the metadata)")
+    parser.add_argument("--cohort", help="cohort the evidence inputs were derived from")
+
+
+def run(args: argparse.Namespace) -> int:
+    student = args.student_id or student_from_metadata(args.metadata) or "student"
+    submission = load_submission(args.submission, student)
+    session = GradingSession.start()
+    try:
+        result = grade_submission(submission, session, cohort=args.cohort)
+    finally:
+        session.close()
+    save(result, args.results)
+    report.save(result, args.results.with_name("feedback.html"))
+    print(f"{student}: {result.score:g} / {result.max_score:g} ({result.status}) -> {args.results}")
+    return 0

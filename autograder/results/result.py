@@ -1,0 +1,173 @@
+"""The outcome of grading one submission, as plain data that is saved and compared.
+
+One ``SubmissionResult`` per student becomes ``results.json`` (Gradescope's
+format, our details under ``extra_data``), the feedback report, a row of
+``grades.csv`` and the gradebook's grades. It is rebuilt from ``results.json``
+on a re-run, so whatever was graded before an interruption is never lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+STATUS_GRADED = "graded"
+STATUS_UNGRADABLE = "ungradable"
+STATUS_ERROR = "grader_error"
+
+
+@dataclass
+class PartResult:
+    """Points and student-facing feedback for one part."""
+
+    part: str
+    points: float
+    max_points: float
+    messages: list[str] = field(default_factory=list)
+    diagnoses: list[str] = field(default_factory=list)  # codes
+    explanations: list[str] = field(default_factory=list)  # the codes, in words
+    needs_review: bool = False
+
+
+@dataclass
+class TestResult:
+    """One check, as Gradescope shows it (``tags`` holds the part)."""
+
+    name: str
+    part: str
+    score: float
+    max_score: float
+    status: str  # "passed" | "failed"
+    output: str = ""
+
+
+@dataclass
+class SubmissionResult:
+    """Everything known about one student's grade; see the module docstring."""
+
+    student: str
+    assignment: str
+    status: str
+    reason: str = ""
+    parts: list[PartResult] = field(default_factory=list)
+    tests: list[TestResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    needs_review: bool = False
+    submission_hash: str = ""
+    grading_key: str = ""  # what decided the grade (autograder.spec.grading_key)
+    isolation: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    submitted_at: str = ""  # nbgrader's timestamp, when there is one
+    late: bool = False  # submitted after the due date (decided by the coordinator)
+
+    @property
+    def score(self) -> float:
+        return round(sum(part.points for part in self.parts), 6)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(part.max_points for part in self.parts), 6)
+
+    def part(self, name: str) -> PartResult:
+        return next(p for p in self.parts if p.part == name)
+
+    def to_gradescope(self) -> dict[str, Any]:
+        """Gradescope's results.json; our own fields go in ``extra_data``."""
+        summary = f"{self.score:g} / {self.max_score:g}"
+        if self.reason:
+            summary += f" — {self.reason}"
+        return {
+            "score": self.score,
+            "max_score": self.max_score,
+            "output": summary,
+            "visibility": "visible",
+            "tests": [
+                {
+                    "name": test.name,
+                    "score": test.score,
+                    "max_score": test.max_score,
+                    "status": test.status,
+                    "output": test.output,
+                    "tags": [test.part],
+                    "visibility": "visible",
+                }
+                for test in self.tests
+            ],
+            "extra_data": {
+                "student": self.student,
+                "assignment": self.assignment,
+                "status": self.status,
+                "reason": self.reason,
+                "parts": [asdict(part) for part in self.parts],
+                "notes": self.notes,
+                "needs_review": self.needs_review,
+                "submission_hash": self.submission_hash,
+                "grading_key": self.grading_key,
+                "isolation": self.isolation,
+                "seconds": round(self.seconds, 3),
+                "submitted_at": self.submitted_at,
+                "late": self.late,
+            },
+        }
+
+    @classmethod
+    def from_gradescope(cls, data: dict[str, Any]) -> SubmissionResult:
+        """Inverse of ``to_gradescope`` (for resuming and re-exporting)."""
+        extra = data["extra_data"]
+        return cls(
+            student=extra["student"],
+            assignment=extra["assignment"],
+            status=extra["status"],
+            reason=extra.get("reason", ""),
+            parts=[PartResult(**part) for part in extra["parts"]],
+            tests=[
+                TestResult(
+                    test["name"],
+                    test["tags"][0],
+                    test["score"],
+                    test["max_score"],
+                    test["status"],
+                    test.get("output", ""),
+                )
+                for test in data.get("tests", [])
+            ],
+            notes=extra.get("notes", []),
+            needs_review=extra.get("needs_review", False),
+            submission_hash=extra.get("submission_hash", ""),
+            grading_key=extra.get("grading_key", ""),
+            isolation=extra.get("isolation", []),
+            seconds=extra.get("seconds", 0.0),
+            submitted_at=extra.get("submitted_at", ""),
+            late=extra.get("late", False),
+        )
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write via a temporary file and rename: a killed run never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def save(result: SubmissionResult, path: Path) -> None:
+    """Write ``results.json`` atomically."""
+    write_atomically(path, json.dumps(result.to_gradescope(), indent=2, allow_nan=False) + "\n")
+
+
+def load(path: Path) -> SubmissionResult | None:
+    """A previously saved result, or None if absent or unreadable (then it is regraded)."""
+    try:
+        return SubmissionResult.from_gradescope(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None

@@ -1,0 +1,12 @@
+"""Everything that runs beside student code: the zygote, the worker, isolation, the wire format.
+
+This is the untrusted side of the trust boundary. A submission can monkeypatch
+anything loaded here, so nothing here may import anything trusted (the
+reference, the checks, the grading logic, the evidence verifier, the
+gradebook): ``tests/test_boundary.py`` checks the imports of every module and
+what a real forked worker has loaded. Whatever comes back from here is
+untrusted plain data (``plain``), and errors cross as plain dicts (``errors``).
+
+The trusted side drives it through ``autograder.sandbox``. This file stays
+empty so the zygote imports nothing it does not need.
+"""

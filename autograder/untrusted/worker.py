@@ -1,0 +1,117 @@
+"""The loop a worker process runs: execute notebook cells, then answer calls.
+
+This module runs on the untrusted side. It may be sabotaged by the code it
+runs (a submission can monkeypatch anything here); that only ever changes the
+bytes this worker sends, which the grader treats as untrusted plain data.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import socket
+import sys
+import warnings
+from typing import Any
+
+import numpy as np
+
+from autograder.untrusted import plain, protocol
+from autograder.untrusted.errors import StudentError
+from autograder.untrusted.seeding import seed_everything
+
+OUTPUT_KEPT = 64 * 1024
+
+
+class BoundedSink(io.TextIOBase):
+    """Stands in for stdout/stderr: keeps the first bytes, counts the rest."""
+
+    def __init__(self, keep: int = OUTPUT_KEPT) -> None:
+        self.keep = keep
+        self.kept: list[str] = []
+        self.size = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        text = str(text)
+        if self.size < self.keep:
+            self.kept.append(text[: self.keep - self.size])
+        self.size += len(text)
+        return len(text)
+
+
+def _error(exc: BaseException, function: str = "") -> dict[str, Any]:
+    return StudentError.from_exception(exc, function=function).to_dict()
+
+
+class Worker:
+    """State of one submission's worker: its namespace and its channel."""
+
+    def __init__(self, sock: socket.socket, applied: list[str]) -> None:
+        self.sock = sock
+        self.applied = applied
+        self.namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+        self.sink = BoundedSink()
+
+    def serve(self) -> None:
+        """Answer requests until told to exit or the channel closes."""
+        sys.stdout = sys.stderr = self.sink
+        warnings.simplefilter("ignore")
+        protocol.send(self.sock, {"ok": True, "isolation": self.applied})
+        while True:
+            try:
+                header, payload = protocol.recv(self.sock)
+            except (protocol.ChannelClosed, protocol.ProtocolError):
+                return
+            op = header.get("op")
+            if op == "exit":
+                return
+            handler = {"cell": self.run_cell, "has": self.has, "call": self.call}.get(op)
+            if handler is None:
+                protocol.send(
+                    self.sock,
+                    {"ok": False, "error": {"kind": "crashed", "message": f"unknown op {op!r}"}},
+                )
+                continue
+            reply, data = handler(header, payload)
+            reply["output_bytes"] = self.sink.size
+            protocol.send(self.sock, reply, data)
+
+    def run_cell(self, header: dict, payload: bytes) -> tuple[dict, bytes]:
+        try:
+            code = compile(header["source"], f"<cell {header['index']}>", "exec")
+            with np.errstate(all="ignore"):
+                exec(code, self.namespace)
+        except BaseException as exc:  # noqa: BLE001 - a failing cell is data, as in Jupyter
+            return {"ok": False, "error": _error(exc)}, b""
+        return {"ok": True}, b""
+
+    def has(self, header: dict, payload: bytes) -> tuple[dict, bytes]:
+        return {"ok": True, "value": callable(self.namespace.get(header["name"]))}, b""
+
+    def call(self, header: dict, payload: bytes) -> tuple[dict, bytes]:
+        name = header["name"]
+        function = self.namespace.get(name)
+        if not callable(function):
+            return {"ok": False, "error": {"kind": "missing", "function": name}}, b""
+        try:
+            args, kwargs = plain.decode(payload, readonly=bool(header.get("readonly")))
+            seed_everything()
+            with np.errstate(all="ignore"):
+                result = function(*args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - any student failure is data
+            return {"ok": False, "error": _error(exc, function=name)}, b""
+        try:
+            return {"ok": True}, plain.encode(result)
+        except BaseException as exc:  # noqa: BLE001 - not plain data, or a hostile object
+            return {
+                "ok": False,
+                "error": {
+                    "kind": "bad_output",
+                    "type_name": type(exc).__name__,
+                    "message": str(exc)[:300],
+                    "function": name,
+                },
+            }, b""

@@ -1,0 +1,100 @@
+"""The zygote process: warm, and forks one worker per submission (untrusted side).
+
+Started by ``autograder.sandbox.zygote.Zygote`` (``python -m
+autograder.untrusted.zygote FD...``), it imports numpy, torch and matplotlib and
+warms them up, but never imports anything trusted (no reference, no checks, no
+grading logic; ``tests/test_boundary.py`` proves it): a forked worker inherits
+only what the zygote holds.
+Forking then costs milliseconds instead of the 2-3 s of a fresh interpreter
+plus ``import torch``.
+
+The trusted side sends a fork request and one end of a fresh socket pair
+(``SCM_RIGHTS``); the zygote forks, the child isolates itself and serves the
+submission on that socket, and the zygote answers with the child's pid.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+
+PRELOAD = ("numpy", "torch", "torch.nn.functional", "matplotlib.pyplot", "json", "math")
+
+
+def _warm_up() -> None:
+    """Run each library once so its lazy initialisation happens before forking."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+
+    torch.set_num_threads(1)
+    x = torch.zeros(1, 2, 3, dtype=torch.float64)
+    F.scaled_dot_product_attention(x, x, x, attn_mask=torch.ones(2, 2, dtype=torch.bool))
+    F.scaled_dot_product_attention(x.float(), x.float(), x.float())
+    np.linalg.norm(np.ones((3, 3)) @ np.ones((3, 3)))
+    plt.figure()
+    plt.close("all")
+
+
+def _become_subreaper() -> None:
+    import ctypes
+
+    PR_SET_CHILD_SUBREAPER = 36
+    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _serve_child(config: dict, sock: socket.socket) -> None:
+    from autograder.untrusted.isolation import isolate
+    from autograder.untrusted.worker import Worker
+
+    try:
+        applied = isolate(config)
+        Worker(sock, applied).serve()
+    finally:
+        os._exit(0)
+
+
+def main(control_fds: list[int]) -> None:
+    """The zygote's loop: fork a worker per request, on any channel, until all are closed."""
+    import importlib
+    import select
+
+    for name in PRELOAD:
+        importlib.import_module(name)
+    # Imported now so that workers never need to read files from the repository.
+    importlib.import_module("autograder.untrusted.isolation")
+    importlib.import_module("autograder.untrusted.worker")
+    _warm_up()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped automatically
+    _become_subreaper()  # ... and so are orphans of killed workers (no zombie holds a uid)
+    controls = [socket.socket(fileno=fd) for fd in control_fds]
+    for control in controls:
+        control.sendall(b"ready")
+    while controls:
+        readable, _, _ = select.select(controls, [], [])
+        for control in readable:
+            try:
+                message, fds, _, _ = socket.recv_fds(control, 1 << 20, 1)
+            except OSError:
+                message, fds = b"", []
+            if not message or not fds:
+                controls.remove(control)
+                control.close()
+                continue
+            config = json.loads(message[4 : 4 + int.from_bytes(message[:4], "big")])
+            child_sock = socket.socket(fileno=fds[0])
+            pid = os.fork()
+            if pid == 0:
+                for channel in controls:
+                    channel.close()
+                _serve_child(config, child_sock)
+            child_sock.close()
+            control.sendall(f"pid {pid}".encode())
+
+
+if __name__ == "__main__":
+    main([int(fd) for fd in sys.argv[1:]])
