@@ -3,7 +3,9 @@
 The notebook's locked "evidence" cell is a verbatim copy of the functions
 below (a test compares them), called with ``api=globals()`` so that the
 *student's* functions produce the numbers. The grader calls the same code
-with the reference to know what a correct file contains.
+with the reference to know what a correct file contains, and each section's
+function (``evidence_hand_example``...) with the submitted functions, to check
+that they reproduce the submitted file.
 
 Per-student inputs: the masked case and the intervention are derived from
 ``cohort`` and ``student_id`` (a SHA-256 seed), so a file copied from another
@@ -61,6 +63,80 @@ def evidence_inputs(student_id: str, cohort: str | None = None) -> dict:
     }
 
 
+def _as_list(x: object) -> list:
+    return np.asarray(x).tolist()
+
+
+def _masked_arrays(inputs: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    case = inputs["masked_case"]
+    Q, K, V = (np.array(case[key]) for key in ("queries", "keys", "values"))
+    return Q, K, V, np.array(case["mask"], dtype=bool)
+
+
+def evidence_hand_example(api: Mapping[str, Callable], inputs: dict) -> dict:
+    """The hand example's section: the lecture's inputs and what ``api`` makes of them."""
+    hand = inputs["hand_example"]
+    q, k, v = (np.array(hand[key]) for key in ("queries", "keys", "values"))
+    context, weights = api["scaled_dot_product_attention"](q, k, v)
+    raw_scores = np.asarray(api["attention_scores"](q, k, scale=1.0))
+    default_scores = np.asarray(api["attention_scores"](q, k))
+    return dict(
+        hand,
+        scale=float(default_scores[0, 0] / raw_scores[0, 0]),  # the scale YOUR default used
+        raw_scores=_as_list(raw_scores),
+        weights=_as_list(weights),
+        context=_as_list(context),
+    )
+
+
+def evidence_masked_case(api: Mapping[str, Callable], inputs: dict) -> dict:
+    """The masked case's section: weights, their row sums and the context."""
+    Q, K, V, mask = _masked_arrays(inputs)
+    context, weights = api["scaled_dot_product_attention"](Q, K, V, mask=mask)
+    return dict(
+        inputs["masked_case"],
+        mask_convention=MASK_CONVENTION,
+        weights=_as_list(weights),
+        row_sums=_as_list(np.sum(weights, axis=-1)),
+        context=_as_list(context),
+    )
+
+
+def evidence_parity(api: Mapping[str, Callable], inputs: dict) -> list:
+    """The parity section: the largest difference from torch's SDPA, per dtype."""
+    Q, K, V, mask = _masked_arrays(inputs)
+    parity = []
+    for dtype, tolerance in PARITY_TOLERANCES.items():
+        Qd, Kd, Vd = (x.astype(dtype) for x in (Q, K, V))
+        ours, _ = api["scaled_dot_product_attention"](Qd, Kd, Vd, mask=mask)
+        theirs = api["torch_sdpa"](Qd, Kd, Vd, mask=mask)
+        max_abs_diff = float(np.max(np.abs(np.asarray(ours, dtype=float) - theirs)))
+        parity.append({"dtype": dtype, "max_abs_diff": max_abs_diff, **tolerance})
+    return parity
+
+
+def evidence_intervention(api: Mapping[str, Callable], inputs: dict) -> dict:
+    """The intervention's section: one value row replaced, before and after."""
+    Q, K, V, mask = _masked_arrays(inputs)
+    case = inputs["masked_case"]
+    index = inputs["intervention"]["index"]
+    new_value = np.array(inputs["intervention"]["new_value"])
+    result = api["value_intervention"](Q, K, V, index, new_value, mask=mask)
+    return {
+        "queries": case["queries"],
+        "keys": case["keys"],
+        "values": case["values"],
+        "mask": case["mask"],
+        "index": index,
+        "old_value": _as_list(V[index]),
+        "new_value": _as_list(new_value),
+        **{
+            name: _as_list(result[name])
+            for name in ("weights_before", "weights_after", "context_before", "context_after")
+        },
+    }
+
+
 def build_evidence(
     api: Mapping[str, Callable], student_id: str, limitation: str, cohort: str | None = None
 ) -> dict:
@@ -70,61 +146,8 @@ def build_evidence(
 
     import torch
 
-    def plain(x: object) -> list:
-        return np.asarray(x).tolist()
-
     cohort = cohort or None
     inputs = evidence_inputs(student_id, cohort)
-    hand = inputs["hand_example"]
-    q, k, v = (np.array(hand[key]) for key in ("queries", "keys", "values"))
-    context, weights = api["scaled_dot_product_attention"](q, k, v)
-    raw_scores = np.asarray(api["attention_scores"](q, k, scale=1.0))
-    default_scores = np.asarray(api["attention_scores"](q, k))
-    hand_example = dict(
-        hand,
-        scale=float(default_scores[0, 0] / raw_scores[0, 0]),  # the scale YOUR default used
-        raw_scores=plain(raw_scores),
-        weights=plain(weights),
-        context=plain(context),
-    )
-
-    case = inputs["masked_case"]
-    Q, K, V = (np.array(case[key]) for key in ("queries", "keys", "values"))
-    mask = np.array(case["mask"], dtype=bool)
-    context, weights = api["scaled_dot_product_attention"](Q, K, V, mask=mask)
-    masked_case = dict(
-        case,
-        mask_convention=MASK_CONVENTION,
-        weights=plain(weights),
-        row_sums=plain(np.sum(weights, axis=-1)),
-        context=plain(context),
-    )
-
-    parity = []
-    for dtype, tolerance in PARITY_TOLERANCES.items():
-        Qd, Kd, Vd = (x.astype(dtype) for x in (Q, K, V))
-        ours, _ = api["scaled_dot_product_attention"](Qd, Kd, Vd, mask=mask)
-        theirs = api["torch_sdpa"](Qd, Kd, Vd, mask=mask)
-        max_abs_diff = float(np.max(np.abs(np.asarray(ours, dtype=float) - theirs)))
-        parity.append({"dtype": dtype, "max_abs_diff": max_abs_diff, **tolerance})
-
-    index = inputs["intervention"]["index"]
-    new_value = np.array(inputs["intervention"]["new_value"])
-    result = api["value_intervention"](Q, K, V, index, new_value, mask=mask)
-    intervention = {
-        "queries": case["queries"],
-        "keys": case["keys"],
-        "values": case["values"],
-        "mask": case["mask"],
-        "index": index,
-        "old_value": plain(V[index]),
-        "new_value": plain(new_value),
-        **{
-            name: plain(result[name])
-            for name in ("weights_before", "weights_after", "context_before", "context_after")
-        },
-    }
-
     return {
         "schema_version": EVIDENCE_SCHEMA_VERSION,
         "assignment": "h2_attention",
@@ -135,10 +158,10 @@ def build_evidence(
             "numpy": np.__version__,
             "torch": torch.__version__,
         },
-        "hand_example": hand_example,
-        "masked_case": masked_case,
-        "parity": parity,
-        "intervention": intervention,
+        "hand_example": evidence_hand_example(api, inputs),
+        "masked_case": evidence_masked_case(api, inputs),
+        "parity": evidence_parity(api, inputs),
+        "intervention": evidence_intervention(api, inputs),
         "limitation": None if limitation is None else str(limitation).strip(),
     }
 

@@ -31,7 +31,7 @@ def submit(tmp_path, notebook: nbformat.NotebookNode, name: str = "nb"):
 
 
 def runnable(submission) -> list[str]:
-    return [cell.python for cell in submission.cells if cell.python is not None]
+    return [cell.source for cell in submission.cells if cell.source is not None]
 
 
 def nbgrader_meta(notebook, gid):
@@ -51,9 +51,9 @@ def honest_run(tmp_path, honest) -> list[str]:
 def test_the_release_decides_what_runs(tmp_path, honest):
     cells = {cell.grade_id: cell for cell in submit(tmp_path, honest).cells}
     for gid in SPEC.run_cells | SPEC.solution_cells:
-        assert cells[gid].python is not None, gid
+        assert cells[gid].source is not None, gid
     for gid in SPEC.skip_cells | set(SPEC.grade_cells):
-        assert cells[gid].python is None, gid
+        assert cells[gid].source is None, gid
 
 
 def test_deleting_all_metadata_changes_nothing(tmp_path, honest, honest_run):
@@ -126,3 +126,10 @@ def test_a_tampered_correct_notebook_scores_full_marks(tmp_path, honest):
     assert honest_result.score == SPEC.total_points
     assert {p.part: p.points for p in tampered_result.parts} == {
         p.part: p.points for p in honest_result.parts}
+
+
+def test_a_missing_release_is_a_clear_error(tmp_path):
+    from autograder.grading.cells import ReleaseMismatch
+
+    with pytest.raises(ReleaseMismatch, match="cannot read the release notebook"):
+        release_locked_cells(tmp_path / "missing.ipynb")

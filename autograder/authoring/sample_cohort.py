@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+import numpy as np
 
 import solutions
 from autograder.authoring.sync import grade_id
@@ -88,11 +89,38 @@ def solved_notebook(student: str, limitation: str = GOOD_LIMITATION) -> nbformat
 
 
 def write_evidence(
-    folder: Path, student: str, limitation: str = GOOD_LIMITATION, cohort: str | None = None
+    folder: Path,
+    student: str,
+    limitation: str = GOOD_LIMITATION,
+    cohort: str | None = None,
+    functions: dict | None = None,
 ) -> None:
-    """The evidence file a correct notebook saves for ``student``."""
-    data = evidence_builder.build_evidence(vars(solutions), student, limitation, cohort=cohort)
-    (folder / evidence_builder.EVIDENCE_FILENAME).write_text(json.dumps(data, indent=2))
+    """The evidence file the notebook's evidence cell saves for ``student``: made by
+    ``functions`` (the student's own; the reference's by default). When those cannot
+    make a valid file (the cell would refuse NaN, or crash), the file is the reference's,
+    as if saved before the bug was introduced."""
+    try:
+        api = functions if functions is not None else vars(solutions)
+        with np.errstate(all="ignore"):
+            data = evidence_builder.build_evidence(api, student, limitation, cohort=cohort)
+        text = json.dumps(data, indent=2, allow_nan=False)
+    except Exception:  # noqa: BLE001 - a sample's own buggy code
+        if functions is None:
+            raise
+        data = evidence_builder.build_evidence(vars(solutions), student, limitation, cohort=cohort)
+        text = json.dumps(data, indent=2, allow_nan=False)
+    (folder / evidence_builder.EVIDENCE_FILENAME).write_text(text)
+
+
+def own_functions(notebook: nbformat.NotebookNode) -> dict:
+    """The functions a notebook's solution cells define (over the reference module's
+    imports), as the evidence cell would find them: an honest sample's file comes from
+    its own, possibly buggy, code."""
+    namespace = dict(vars(solutions.attention))
+    for cell in notebook.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution") and grade_id(cell) in solutions.__all__:
+            exec(compile(cell.source, f"<sample {grade_id(cell)}>", "exec"), namespace)  # noqa: S102
+    return namespace
 
 
 def set_cell(notebook: nbformat.NotebookNode, gid: str, transform: Callable[[str], str]) -> None:
@@ -181,7 +209,8 @@ def build_submission(root: Path, student: str, variant: Variant, cohort: str | N
         text = text[: len(text) // 2]
     (folder / SPEC.notebook).write_text(text, encoding="utf-8")
     if variant.name != "no_evidence":
-        write_evidence(folder, student, limitation, cohort)
+        functions = own_functions(notebook) if variant.name in BUGS else None
+        write_evidence(folder, student, limitation, cohort, functions)
     return folder
 
 

@@ -13,9 +13,9 @@ import multiprocessing
 import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -32,6 +32,7 @@ from autograder.results.result import (
     load,
     save,
 )
+from autograder.sandbox.client import IsolationError
 from autograder.sandbox.limits import Limits
 from autograder.spec import SPEC
 
@@ -46,6 +47,7 @@ class BatchOptions:
     cohort: str | None = None
     due: datetime | None = None  # submissions after it are flagged late (not penalised)
     isolate: bool = True
+    allow_weaker: bool = False  # grade even where full isolation cannot be applied (recorded)
     progress: bool = True
     write_gradebook: bool = True
 
@@ -69,15 +71,15 @@ class BatchSummary:
 _SESSION = None
 
 
-def _start_session(channels: list, slots: multiprocessing.Queue, limits: Limits,
-                   isolate: bool) -> None:
+def _start_session(channels: list, slots: multiprocessing.Queue, options: BatchOptions) -> None:
     """Process-pool initializer (in a process forked from the warm coordinator): its own
     channel to the shared zygote and a sandbox user id of its own."""
     global _SESSION
     from autograder.grading.grade_one import GradingSession
     from autograder.sandbox.uids import UidLease
 
-    _SESSION = GradingSession(channels[slots.get()], UidLease.acquire(), limits, isolate)
+    _SESSION = GradingSession(channels[slots.get()], UidLease.acquire(), options.limits,
+                              options.isolate, options.allow_weaker)
 
 
 def _grade_and_save(course: Course, student: str, cohort: str | None) -> SubmissionResult:
@@ -114,19 +116,36 @@ def up_to_date(course: Course, student: str) -> SubmissionResult | None:
     return saved
 
 
+def probe_isolation(zygote: object, options: BatchOptions) -> list[str]:
+    """Fork one empty worker before grading anything: if the sandbox cannot be set up as
+    required, the batch stops here with ``IsolationError`` (fail closed), not per student."""
+    from autograder.sandbox.client import SandboxStudent
+    from autograder.sandbox.uids import UidLease
+
+    lease = UidLease.acquire()
+    try:
+        with SandboxStudent([], zygote, limits=options.limits, uid=lease.uid,
+                            isolate=options.isolate, allow_weaker=options.allow_weaker) as probe:
+            return probe.report.isolation
+    finally:
+        lease.release()
+
+
 def _run_pool(
     course: Course,
     students: Sequence[str],
     options: BatchOptions,
     on_result: Callable[[SubmissionResult], None],
     on_started: Callable[[], None] = lambda: None,
-) -> list[str]:
-    """Grade ``students``; returns those lost to a crashed grading process (to retry).
+) -> tuple[list[str], list[str]]:
+    """Grade ``students`` in a pool; returns (lost, not started) when a grading process died.
 
-    The trusted imports (torch, checks, reference) happen once here, and the
-    grading processes are *forked* from this warm process; one zygote serves
-    them all, each through its own channel. Threads (the gradebook, progress)
-    start only after the forks (``on_started``).
+    Only ``jobs`` submissions are in flight at a time, so a grading process killed from
+    outside (the OOM killer) loses only the submissions it and its siblings were grading;
+    the rest of the queue is handed back untouched. The trusted imports (torch, checks,
+    reference) happen once here, and the grading processes are *forked* from this warm
+    process; one zygote serves them all, each through its own channel. Threads (the
+    gradebook, progress) start only after the forks (``on_started``).
     """
     from autograder.grading.grade_one import warm_up_checks
     from autograder.sandbox.zygote import Zygote
@@ -140,28 +159,41 @@ def _run_pool(
     slots: multiprocessing.Queue = context.Queue()
     for slot in range(jobs):
         slots.put(slot)
-    lost = []
+    queue = list(students)
+    lost: list[str] = []
     try:
+        probe_isolation(channels[0], options)
         with ProcessPoolExecutor(
-            jobs,
-            mp_context=context,
-            initializer=_start_session,
-            initargs=(channels, slots, options.limits, options.isolate),
+            jobs, mp_context=context, initializer=_start_session,
+            initargs=(channels, slots, options),
         ) as pool:
-            futures = {pool.submit(_grade_and_save, course, s, options.cohort): s for s in students}
-            on_started()
-            for future in as_completed(futures):
-                student = futures[future]
-                try:
-                    on_result(future.result())
-                except BrokenProcessPool:
-                    lost.append(student)
-                except Exception as error:  # noqa: BLE001 - one student's grader failure is a row
-                    on_result(_error_result(student, course.assignment, error))
+            running: dict = {}
+            started = False
+            while queue or running:
+                while queue and len(running) < jobs:
+                    student = queue.pop(0)
+                    running[pool.submit(_grade_and_save, course, student, options.cohort)] = student
+                if not started:
+                    on_started()
+                    started = True
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    student = running.pop(future)
+                    try:
+                        on_result(future.result())
+                    except BrokenProcessPool:
+                        lost.append(student)
+                    except IsolationError:
+                        raise
+                    except Exception as error:  # noqa: BLE001 - one student's grader failure is a row
+                        on_result(_error_result(student, course.assignment, error))
+                if lost:
+                    lost += running.values()
+                    break
     finally:
         for channel in reversed(channels):  # the owner (first) last: it waits for the zygote
             channel.close()
-    return sorted(lost)
+    return sorted(lost), queue
 
 
 def grade_course(
@@ -202,17 +234,16 @@ def grade_course(
         bar.update()
 
     try:
-        pending = todo
-        for _attempt in range(2):
-            if not pending:
-                break
-            pending = _run_pool(course, pending, options, on_result, after_fork)
-        for student in pending:
-            on_result(
-                _error_result(
-                    student, course.assignment, RuntimeError("the grading process crashed twice")
-                )
-            )
+        queue, suspects = list(todo), []
+        while queue:  # a crash hands back the rest of the queue, and who was in flight
+            lost, queue = _run_pool(course, queue, options, on_result, after_fork)
+            suspects += lost
+        for student in suspects:  # each alone, once more: a crash now is that submission's
+            lost, _ = _run_pool(course, [student], replace(options, jobs=1), on_result)
+            for crashed in lost:
+                on_result(_error_result(crashed, course.assignment, RuntimeError(
+                    "the grading process was killed twice while grading this submission "
+                    "(out of memory?)")))
     finally:
         bar.close()
     ordered = [results[s] for s in students if s in results]

@@ -5,12 +5,17 @@ not a word repeated) are decided here. Whether the text is *right* is not: a
 keyword classifier only recognises the topic. A recognised topic earns the
 points (with review when the match is weak); text with no recognised topic gets
 provisional points and is always sent to a human: never a silent zero, never
-silent full marks.
+silent full marks. A recognised topic in text that is not mostly real sentences
+about attention (a keyword stuffed into unrelated text, a keyword list, a word
+salad, one sentence repeated) is sent to a human with provisional points too:
+see ``prose_signals``.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -71,6 +76,217 @@ _COMPILED = {topic: [(re.compile(p, re.IGNORECASE), w) for p, w in cues] for top
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\d+", re.UNICODE)
 
 
+# --- Does the text read as real sentences about attention? -----------------------------------
+# The topic cues above are single words, so one keyword can carry an unrelated text. The check
+# below looks at the whole text instead; see ``prose_signals``. Word lists are lowercase.
+
+# Closed-class English words (articles, pronouns, prepositions, conjunctions, auxiliaries and
+# a few very common adverbs). Real sentences are roughly 35-60% such words, of many kinds;
+# keyword lists, word salads and lorem ipsum have almost none.
+FUNCTION_WORDS = frozenset("""
+a an the this that these those each every either neither some any no all both another other
+such what which whose who whom i me my mine myself we us our ours ourselves you your yours he
+him his she her hers it its itself they them their theirs themselves one ones of to in on at by
+for with from into onto about above below over under between among through throughout across
+against along around before after during without within beyond behind upon via per than like
+unlike toward towards until till since despite except near off out up down and or but nor so
+yet if then because while whereas although though unless whether when where why how as once is
+are was were be been being am do does did doing done have has had having can could may might
+must shall should will would cannot can't won't don't doesn't didn't isn't aren't wasn't
+weren't hasn't haven't hadn't couldn't shouldn't wouldn't it's that's there's let's i'm we're
+they're not never also only just even still very too much many more most few fewer less least
+there here again already always often thus hence therefore however instead rather quite almost
+enough else ever own same
+""".split())
+
+# Vocabulary of attention, deep learning, text and the ways they fail or cost, as word prefixes
+# (a word counts when it starts with one: "comput" covers compute, computation, computational;
+# in a hyphenated word any part may match). Broad on purpose: a sound limitation on any topic
+# (cost, interpretability, inductive bias, tokens, retrieval, hallucination, data, hardware...)
+# should find most of its technical words here. Short or everyday stems are exact words below.
+DOMAIN_PREFIXES: tuple[str, ...] = tuple("""
+attent attend quer keyed valu softmax argmax logit scor weigh layer mask padd token
+subword vocab sequen posit context window memor comput length matri vector tensor
+dimension embed encod decod transform neural network gradient backprop backward parameter
+train learn model input output residual mlp feedforward norm linear quadratic squar pair
+summation averag mix focus relevan similar distribut probab scal dense sparse local global
+order permut shuffl recurren rnn lstm cnn convolut gpu tpu cpu hardware cost expens cheap
+slow fast speed latenc throughput flop operation complex effic inefficien batch cache infer
+generat predict classif accura error loss bias induct interpret explain explan caus faithful
+attribut importan salien heatmap visuali retriev lookup fact hallucin passage document text
+word sentence language linguist letter character digit numer arithmet spell pixel image patch
+vision audio speech data sample generalis generaliz overfit underfit robust adversar noise
+distract dilut spread sharp smooth saturat collaps rank represent feature informat pattern
+relation depend structur syntax semantic meaning reason logic prompt question answer
+instruction chat conversation convention broadcast axis axes column entry entries element
+array shape index indices truncat chunk algorithm architect mechanism block stack deep depth
+width capacity size precision float stabil overflow underflow infinit neuron activation
+nonlinear bert gpt llm translat summar causal autoregress ngram distance distant step map limit
+guarantee pronoun noun verb grammar notebook plot assum approximat compar quadrupl increas
+decreas reduc exponent polynom proportion bottleneck connection budget usage evaluat benchmark
+metric task optimi objective finetun pretrain understand
+""".split())
+DOMAIN_WORDS = frozenset("""
+key keys pad pads sum sums summed summing head heads row rows unit units span spans nan gram
+grams qk kv time times long short
+""".split())
+
+# Determiners are followed by a noun, an adjective or a number, so "the of", "every the" or
+# "the and" do not occur in sentences; in shuffled words they are frequent. ("its", "their",
+# "your" are left out: students write them for "it's", "there", "you're".)
+_DETERMINERS = frozenset("the an every our my".split())
+_NOT_AFTER_DETERMINER = frozenset("""
+of to in on at by for with from into onto about over under between through without within per
+than via and or but nor if because while although though unless whether when where that which
+who whom is are was were be been am do does did has have had can could may might must shall
+should will would cannot we you he she it they me us them him the a an its their our my your
+every this these those
+""".split())
+_PREPOSITIONS = frozenset("of in on at by for with from into onto about per via within".split())
+_NOT_AFTER_PREPOSITION = frozenset("""
+and or but nor is are was were has have had can could may might must shall should will would
+cannot
+""".split())
+_NOT_LAST = _DETERMINERS | frozenset("and or nor but because of".split())
+_ABBREVIATION = re.compile(r"\b(e\.g|i\.e|etc|vs|cf|approx|resp)\.", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_CLAUSE_END = re.compile(r"[,;:()\[\]]")
+
+# Thresholds, calibrated on tests/evidence/limitation_corpus.py; the measured margins are in
+# tests/evidence/test_limitation.py. Each sits inside the gap between the two corpora and
+# nearer the gibberish side: a false flag costs a careful student, a missed flag only a review.
+MIN_FUNCTION_SHARE = 0.20  # function words / words (sound >= 0.33, lists and salads <= 0.04)
+MIN_FUNCTION_VARIETY = 4  # distinct function words (sound >= 6, keyword lists <= 3)
+MIN_TOPICALITY = 0.35  # sqrt(domain share * on-topic share) (sound >= 0.47, stuffing <= 0.29)
+MAX_ECHO_SHARE = 0.34  # words in sentences that nearly copy an earlier sentence / words
+ECHO_SIMILARITY = 0.6  # Jaccard similarity of two sentences' word sets that counts as a copy
+MAX_ODD_ORDER_SHARE = 0.05  # impossible word pairs ("the of", "with and") / words
+MIN_ODD_ORDER_PAIRS = 2  # ...and at least this many (one typo is not a word salad)
+_CAP = 9.99  # margins are capped so that a perfect signal does not hide in the report
+
+
+@dataclass(frozen=True)
+class ProseSignals:
+    """How much a text reads as real sentences about attention (see ``prose_signals``).
+
+    Each ``*_share`` is a fraction in [0, 1]. ``margins`` divides each signal by its threshold
+    (inverted for the "at most" ones), so >= 1 passes; ``score`` is the weakest margin.
+    """
+
+    words: int
+    function_share: float
+    function_variety: int
+    domain_share: float
+    on_topic_share: float
+    echo_share: float
+    odd_order_pairs: int
+
+    @property
+    def topicality(self) -> float:
+        """Geometric mean of the domain and on-topic shares: high only when the text is dense in
+        attention vocabulary *and* spreads it over its clauses (either may be modest alone)."""
+        return math.sqrt(self.domain_share * self.on_topic_share)
+
+    @property
+    def margins(self) -> dict[str, float]:
+        """Each signal relative to its threshold: >= 1 passes, < 1 fails (capped at 9.99)."""
+        def ratio(good: float, bad: float) -> float:
+            return min(_CAP, good / bad) if bad > 0 else _CAP
+        odd = self.odd_order_pairs / max(self.words, 1)
+        return {
+            "function words": ratio(self.function_share, MIN_FUNCTION_SHARE),
+            "function variety": ratio(self.function_variety, MIN_FUNCTION_VARIETY),
+            "word order": ratio(MAX_ODD_ORDER_SHARE,
+                                odd if self.odd_order_pairs >= MIN_ODD_ORDER_PAIRS else 0.0),
+            "repeated sentences": ratio(MAX_ECHO_SHARE, self.echo_share),
+            "topicality": ratio(self.topicality, MIN_TOPICALITY),
+        }
+
+    @property
+    def score(self) -> float:
+        """The weakest margin: the text reads as prose about attention when this is >= 1."""
+        return min(self.margins.values())
+
+    @property
+    def failed(self) -> list[str]:
+        """Names of the signals below their threshold, weakest first."""
+        return [name for name, m in sorted(self.margins.items(), key=lambda kv: kv[1]) if m < 1]
+
+
+def _tokens(text: str) -> list[str]:
+    """Lowercase words, without numbers and one-letter symbols ("n", "QK^T"'s "t")."""
+    words = _WORD.findall(text.lower().replace("\u2019", "'"))
+    return [w for w in words if (len(w) > 1 and not w.isdigit()) or w in ("a", "i")]
+
+
+@functools.lru_cache(maxsize=8192)
+def _is_domain(word: str) -> bool:
+    return any(part in DOMAIN_WORDS or part.startswith(DOMAIN_PREFIXES)
+               for part in (word, *word.split("-")))
+
+
+def prose_signals(text: str) -> ProseSignals:
+    """Measure whether ``text`` is mostly real sentences about attention.
+
+    Five signals, each cheap and explainable, computed on lowercase words (numbers and
+    one-letter symbols are ignored); sentences end at ".", "!", "?" or a line break, and
+    clauses also at "," ";" ":" and brackets:
+
+    * function share: the share of words that are English function words (the, of, is,
+      because...). Sentences need them; keyword lists, word salads and lorem ipsum lack them.
+    * function variety: how many different function words there are, so that a keyword list
+      glued with "and" ("attention and softmax and query...") is not taken for sentences.
+    * topicality: the geometric mean of two shares. The domain share is, among the other
+      ("content") words, the share from the vocabulary of attention, deep learning and text
+      (``DOMAIN_PREFIXES``, ``DOMAIN_WORDS``); the on-topic share is the share of words in
+      clauses that contain such a word. One keyword in an unrelated text ("Quadratic. Purple
+      elephants dance...") scores near zero on both; real limitations, on any topic, are high
+      on at least one (an analogy has few domain words but uses one in every clause; a quoted
+      example sentence has off-topic clauses but a dense rest).
+    * echo share: the share of words in sentences that nearly copy an earlier sentence
+      (word-set Jaccard similarity >= ``ECHO_SIMILARITY``): one sentence repeated with small
+      changes.
+    * odd word order: word pairs that do not occur in English ("the of", "every the", "with
+      and", a sentence ending in "the"): shuffled words keep the vocabulary but not the order.
+
+    Pure Python, no model and no network: well under a millisecond for 200 words.
+    """
+    text = _ABBREVIATION.sub(lambda m: m.group(1).replace(".", ""), text)
+    clauses_by_sentence = [[c for piece in _CLAUSE_END.split(part) if (c := _tokens(piece))]
+                           for part in _SENTENCE_END.split(text)]
+    clauses = [c for cs in clauses_by_sentence for c in cs]
+    sentences = [[w for c in cs for w in c] for cs in clauses_by_sentence if cs]
+    words = [w for s in sentences for w in s]
+    if not words:
+        return ProseSignals(0, 0.0, 0, 0.0, 0.0, 0.0, 0)
+    content = [w for w in words if w not in FUNCTION_WORDS]
+    domain = sum(map(_is_domain, content))
+    on_topic = sum(len(c) for c in clauses if any(map(_is_domain, c)))
+    echo, seen = 0, []
+    for sentence in sentences:
+        bag = set(sentence)
+        if len(sentence) >= 4 and any(len(bag & old) / len(bag | old) >= ECHO_SIMILARITY
+                                      for old in seen):
+            echo += len(sentence)
+        seen.append(bag)
+    odd = 0
+    for sentence in sentences:
+        for first, second in zip(sentence, sentence[1:], strict=False):
+            odd += (first in _DETERMINERS and second in _NOT_AFTER_DETERMINER) or (
+                first in _PREPOSITIONS and second in _NOT_AFTER_PREPOSITION)
+        odd += len(sentence) > 1 and sentence[-1] in _NOT_LAST
+    n = len(words)
+    return ProseSignals(
+        words=n,
+        function_share=1 - len(content) / n,
+        function_variety=len(set(words) & FUNCTION_WORDS),
+        domain_share=domain / len(content) if content else 0.0,
+        on_topic_share=on_topic / n,
+        echo_share=echo / n,
+        odd_order_pairs=odd,
+    )
+
+
 @dataclass
 class LimitationResult:
     """Points for the limitation part, whether a human must look, and why."""
@@ -108,6 +324,40 @@ def is_placeholder(text: str) -> bool:
     if mine == template or "replace this sentence" in mine:
         return True
     return difflib.SequenceMatcher(None, mine, template).ratio() >= PLACEHOLDER_SIMILARITY
+
+
+PROSE_CODES = ("limitation_not_prose", "limitation_off_topic")
+_NOT_PROSE_REASONS = {
+    "function words": "the limitation looks like a list of words rather than sentences",
+    "function variety": "the limitation looks like a list of words rather than sentences",
+    "word order": "the word order of the limitation does not read like English sentences",
+    "repeated sentences": "the limitation repeats the same sentence with small changes",
+}
+_PROVISIONAL = ", so a person will read it and the points are provisional"
+
+
+def prose_finding(text: str) -> Finding | None:
+    """A review finding when ``text`` is not mostly real sentences about attention, else None.
+
+    ``limitation_not_prose`` when the form fails (function words, word order, repetition),
+    else ``limitation_off_topic`` when the topicality fails; see ``prose_signals``.
+    """
+    signals = prose_signals(text)
+    failed = signals.failed
+    if not failed:
+        return None
+    form = [name for name in failed if name in _NOT_PROSE_REASONS]
+    if form:
+        return _finding("limitation_not_prose", _NOT_PROSE_REASONS[form[0]] + _PROVISIONAL,
+                        severity="review")
+    if signals.on_topic_share < signals.domain_share:
+        noticed = f"only {signals.on_topic_share:.0%} of its text is in phrases about"
+    else:
+        noticed = f"only {signals.domain_share:.0%} of its words are about"
+    return _finding("limitation_off_topic", (
+        f"most of the limitation is not about attention ({noticed} attention, models, data or "
+        "their cost)" + _PROVISIONAL
+    ), severity="review")
 
 
 def judge_limitation(value: object) -> LimitationResult:
@@ -155,7 +405,8 @@ def judge_limitation(value: object) -> LimitationResult:
         )))
         points, review = LIMITATION_REVIEW_POINTS, True
     distinct = len({w.lower() for w in words}) / len(words)
-    if len(words) >= MIN_WORDS and distinct < MIN_DISTINCT_RATIO:
+    repetitive = len(words) >= MIN_WORDS and distinct < MIN_DISTINCT_RATIO
+    if repetitive:
         findings.append(_finding("limitation_repetitive", (
             f"the limitation repeats the same words (only {distinct:.0%} of its words are "
             "distinct); write it as normal sentences. A human will read it"
@@ -177,4 +428,12 @@ def judge_limitation(value: object) -> LimitationResult:
             "will read it"
         ), severity="review"))
         review = True
+    # A keyword can carry stuffing or gibberish: when a topic was recognised, check that the
+    # text is mostly real sentences about attention. (With no topic, too few words or repeated
+    # words, a human reads it already; the statistics need MIN_WORDS words.)
+    if topic is not None and len(words) >= MIN_WORDS and not repetitive:
+        prose = prose_finding(text)
+        if prose is not None:
+            findings.append(prose)
+            points, review = min(points, LIMITATION_REVIEW_POINTS), True
     return LimitationResult(points, review, findings, topic)

@@ -67,43 +67,45 @@ def read_file_bytes(path: str | os.PathLike[str]) -> tuple[bytes | None, Loaded 
     """Read at most ``MAX_BYTES + 1`` bytes of a regular, non-symlink file.
 
     Returns ``(raw, None)`` or ``(None, failure)``. The size is checked from
-    ``lstat`` first, so a 100 MB file is refused without reading it.
+    ``lstat`` first, so a 100 MB file is refused without reading it. Messages name
+    the file, never its absolute path (they reach students).
     """
     name = os.fspath(path)
+    shown = os.path.basename(name) or name
     try:
         info = os.lstat(name)
     except FileNotFoundError:
         return None, _fail(
             "missing",
-            f"no file at {name!r}: save the evidence from the notebook's evidence cell "
+            f"no file at {shown!r}: save the evidence from the notebook's evidence cell "
             f"(it writes {SPEC.evidence_file} next to the notebook) and submit it",
             status="missing",
         )
     except OSError as error:
-        return None, _fail("cannot_open", f"cannot look at {name!r}: {error.strerror or error}")
+        return None, _fail("cannot_open", f"cannot look at {shown!r}: {error.strerror or error}")
     if stat.S_ISLNK(info.st_mode):
         return None, _fail(
             "symlink",
-            f"{name!r} is a symbolic link; submit the evidence file itself, not a link to it",
+            f"{shown!r} is a symbolic link; submit the evidence file itself, not a link to it",
         )
     if not stat.S_ISREG(info.st_mode):
         kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-        return None, _fail("not_a_file", f"{name!r} is {kind}; the evidence must be a JSON file")
+        return None, _fail("not_a_file", f"{shown!r} is {kind}; the evidence must be a JSON file")
     if info.st_size > MAX_BYTES:
         return None, _fail("too_large", _too_large_message(info.st_size))
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         descriptor = os.open(name, flags)
     except OSError as error:
-        return None, _fail("cannot_open", f"cannot open {name!r}: {error.strerror or error}")
+        return None, _fail("cannot_open", f"cannot open {shown!r}: {error.strerror or error}")
     with os.fdopen(descriptor, "rb") as handle:
         # Re-check on the open file: the path may have been swapped since lstat.
         if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return None, _fail("not_a_file", f"{name!r} is not a regular file")
+            return None, _fail("not_a_file", f"{shown!r} is not a regular file")
         try:
             raw = handle.read(MAX_BYTES + 1)
         except OSError as error:
-            return None, _fail("cannot_open", f"cannot read {name!r}: {error.strerror or error}")
+            return None, _fail("cannot_open", f"cannot read {shown!r}: {error.strerror or error}")
     return raw, None
 
 

@@ -59,6 +59,9 @@ class EvidenceReport:
     max_points: dict[str, float] = field(
         default_factory=lambda: {"evidence": EVIDENCE_POINTS, "limitation": LIMITATION_POINTS}
     )
+    # The parsed file (None if unreadable), for the grader's provenance check
+    # (autograder.grading.provenance); not part of ``to_dict``.
+    data: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:

@@ -87,6 +87,7 @@ def _verify(source: str | os.PathLike[str] | bytes, student_id: str | None,
                 limitation.findings, "limitation"),
         },
         findings=findings,
+        data=data,
     )
 
 

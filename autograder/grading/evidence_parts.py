@@ -3,24 +3,34 @@
 from __future__ import annotations
 
 from autograder.evidence import EvidenceReport
+from autograder.grading.provenance import Provenance
 from autograder.grading.scoring import PartScore
 from autograder.spec import SPEC
 
 
-def evidence_part_scores(report: EvidenceReport) -> dict[str, PartScore]:
+def evidence_part_scores(
+    report: EvidenceReport, provenance: Provenance | None = None
+) -> dict[str, PartScore]:
     """One ``PartScore`` per evidence part: the verifier's points, every finding of
-    that part as a message, and its human-review flag on the limitation."""
+    that part as a message, and its human-review flag on the limitation. With
+    ``provenance``, the sections the submitted functions did not reproduce lose
+    their points, say why, and flag the evidence part for review."""
     points = SPEC.part_points
+    provenance = provenance or Provenance()
+    findings = [*report.findings, *provenance.findings]
+    unreproduced = sum(float(report.checks.get(section, 0)) for section in provenance.lost)
     scores = {}
     for part in SPEC.evidence_parts:
         messages = tuple(
             f"{finding.pointer}: {finding.message}"
             if finding.pointer not in ("", "/")
             else finding.message
-            for finding in report.findings
+            for finding in findings
             if finding.part == part or (finding.part not in SPEC.evidence_parts and part == "evidence")
         )
         earned = min(float(report.points.get(part, 0.0)), float(points[part]))
+        if part == "evidence":
+            earned = max(0.0, earned - unreproduced)
         if part == "limitation" and earned < points[part] and not messages:
             messages = ("the evidence file could not be read (see the evidence part), "
                         "so there was no limitation to grade",)
@@ -29,6 +39,7 @@ def evidence_part_scores(report: EvidenceReport) -> dict[str, PartScore]:
             points=earned,
             max_points=points[part],
             messages=messages,
-            needs_review=bool(report.needs_review) and part == "limitation",
+            needs_review=(bool(report.needs_review) and part == "limitation")
+            or (provenance.needs_review and part == "evidence"),
         )
     return scores

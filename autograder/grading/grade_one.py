@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from autograder.evidence import verify_evidence
 from autograder.grading import run_checks, score_parts
 from autograder.grading.evidence_parts import evidence_part_scores
+from autograder.grading.provenance import check_provenance, without_code
 from autograder.grading.scoring import PartScore
 from autograder.grading.submission import Submission
 from autograder.results.result import (
@@ -26,7 +28,7 @@ from autograder.sandbox.client import SandboxReport, SandboxStudent
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.uids import UidLease
 from autograder.sandbox.zygote import Zygote
-from autograder.spec import SPEC
+from autograder.spec import REPO, SPEC
 
 
 @dataclass
@@ -37,6 +39,7 @@ class GradingSession:
     lease: UidLease
     limits: Limits = field(default_factory=Limits)
     isolate: bool = True
+    allow_weaker: bool = False  # the TA's explicit consent to less than full isolation
 
     @classmethod
     def start(
@@ -44,15 +47,25 @@ class GradingSession:
         limits: Limits | None = None,
         *,
         isolate: bool = True,
+        allow_weaker: bool = False,
     ) -> GradingSession:
         """Start a zygote (workers see only the system and Python; see autograder.untrusted.isolation)."""
         (zygote,) = Zygote.launch()
         warm_up_checks()  # imports torch, pytest and the checks while the zygote starts
-        return cls(zygote.wait_ready(), UidLease.acquire(), limits or Limits(), isolate)
+        return cls(zygote.wait_ready(), UidLease.acquire(), limits or Limits(), isolate,
+                   allow_weaker)
 
     def close(self) -> None:
         self.zygote.close()
         self.lease.release()
+
+
+def private_paths(folder: Path) -> list[str]:
+    """Absolute paths of the grading machine that no message may show: the course root
+    (``<root>/submitted/<student>/<assignment>``), this repository and the TA's home."""
+    resolved = folder.resolve()
+    root = resolved.parents[2] if len(resolved.parents) > 2 else resolved
+    return [str(root), str(resolved), str(REPO), str(Path.home())]
 
 
 def warm_up_checks() -> None:
@@ -122,7 +135,7 @@ def _explain(codes: tuple[str, ...]) -> list[str]:
 def _cell_notes(submission: Submission, report: SandboxReport) -> list[str]:
     """Cells that raised or were skipped, named as the student sees them:
     the cell's position in the notebook and, for solution cells, its function."""
-    ran = [cell for cell in submission.cells if cell.python is not None]
+    ran = [cell for cell in submission.cells if cell.source is not None]
     notes = []
     for outcome in report.cells:
         if outcome.index >= len(ran) or (outcome.error is None and not outcome.skipped):
@@ -150,8 +163,11 @@ def grade_submission(
     started = time.monotonic()
     notes = list(submission.notes)
     isolation: list[str] = []
+    evidence_path = submission.evidence or submission.folder / SPEC.evidence_file
+    report = verify_evidence(evidence_path, student_id=submission.student, cohort=cohort)
     if submission.fatal:
         scores = _zero_code_parts(submission.fatal)
+        provenance = without_code(report)  # no functions: no section is reproduced
     else:
         with SandboxStudent(
             submission.runnable,
@@ -159,8 +175,15 @@ def grade_submission(
             limits=session.limits,
             uid=session.lease.uid,
             isolate=session.isolate,
+            allow_weaker=session.allow_weaker,
+            private_paths=private_paths(submission.folder),
         ) as student:
             scores = list(score_parts(run_checks(student)).values())
+            # The file's numbers must come from these functions (autograder.grading.provenance).
+            provenance = check_provenance(
+                report, student, student_id=submission.student, cohort=cohort,
+                failed_functions={score.part for score in scores if score.points == 0},
+            )
             notes += _cell_notes(submission, student.report)
             notes += student.report.events
             isolation = student.report.isolation
@@ -169,9 +192,7 @@ def grade_submission(
                     f"your code printed {student.report.output_bytes:,} characters; "
                     "only the start was kept"
                 )
-    evidence_path = submission.evidence or submission.folder / SPEC.evidence_file
-    report = verify_evidence(evidence_path, student_id=submission.student, cohort=cohort)
-    scores += list(evidence_part_scores(report).values())
+    scores += list(evidence_part_scores(report, provenance).values())
     order = list(SPEC.part_points)
     scores.sort(key=lambda s: order.index(s.part))
     parts = [_part_result(score) for score in scores]

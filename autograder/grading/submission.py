@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.grading.cells import assign_roles
-from autograder.grading.notebook_code import to_python
 from autograder.spec import SPEC
 
 NOTEBOOK_NAME = SPEC.notebook
@@ -23,14 +22,17 @@ MAX_HASHED_BYTES = 200 * 2**20
 
 @dataclass(frozen=True)
 class Cell:
-    """One code cell: where it is, what it is, the Python to run (None = not run).
+    """One code cell: where it is, what it is, the text to run (None = not run).
+
+    The text is the cell as written (IPython syntax included): the worker turns it into
+    Python, so the trusted process never parses student code.
 
     ``grade_id`` is the release's identity of the cell (``autograder.grading.cells``);
     for the student's own cells it is whatever id their metadata claims."""
 
     index: int
     grade_id: str
-    python: str | None
+    source: str | None
 
 
 @dataclass
@@ -48,8 +50,8 @@ class Submission:
 
     @property
     def runnable(self) -> list[str]:
-        """The Python source the worker runs, in notebook order."""
-        return [cell.python for cell in self.cells if cell.python is not None]
+        """The cell texts the worker runs, in notebook order."""
+        return [cell.source for cell in self.cells if cell.source is not None]
 
 
 def content_hash(folder: Path) -> str:
@@ -121,7 +123,7 @@ def _read_cells(path: Path, submission: Submission) -> list[Cell] | None:
     # cell); skipping the visible checks, demos and helpers is what makes grading fast.
     roles = assign_roles([(source, claimed) for _, source, claimed in found])
     return [
-        Cell(index, role.grade_id, None if role.source is None else _python(role.source))
+        Cell(index, role.grade_id, role.source)
         for (index, _, _), role in zip(found, roles, strict=True)
     ]
 
@@ -131,15 +133,6 @@ def _claimed_id(raw: dict) -> str:
     meta = raw.get("metadata", {})
     nbgrader = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
     return str(nbgrader.get("grade_id", ""))[:200] if isinstance(nbgrader, dict) else ""
-
-
-def _python(source: str) -> str:
-    """Plain Python for a cell; a cell IPython cannot even parse is run as written
-    (it then fails with the student's own SyntaxError)."""
-    try:
-        return to_python(source)
-    except Exception:  # noqa: BLE001 - IPython's transformers on hostile text
-        return source
 
 
 def load_submission(folder: Path, student: str) -> Submission:

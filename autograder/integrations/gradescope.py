@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from autograder.grading.grade_one import GradingSession, grade_submission
 from autograder.grading.submission import load_submission
 from autograder.results import feedback_page as report
 from autograder.results.result import save
+from autograder.sandbox.client import IsolationError
+from autograder.sandbox.uids import UidLeaseError
 
 DEFAULT_ROOT = Path("/autograder")
 
@@ -40,16 +43,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Gradescope's submission metadata (default: %(default)s)")
     parser.add_argument("--student-id", help="student id (default: from the metadata)")
     parser.add_argument("--cohort", help="cohort the evidence inputs were derived from")
+    parser.add_argument("--allow-weaker-isolation", action="store_true",
+                        help="grade even where full isolation cannot be applied (recorded)")
 
 
 def run(args: argparse.Namespace) -> int:
     student = args.student_id or student_from_metadata(args.metadata) or "student"
     submission = load_submission(args.submission, student)
-    session = GradingSession.start()
     try:
-        result = grade_submission(submission, session, cohort=args.cohort)
-    finally:
-        session.close()
+        session = GradingSession.start(allow_weaker=args.allow_weaker_isolation)
+        try:
+            result = grade_submission(submission, session, cohort=args.cohort)
+        finally:
+            session.close()
+    except (IsolationError, UidLeaseError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     save(result, args.results)
     report.save(result, args.results.with_name("feedback.html"))
     print(f"{student}: {result.score:g} / {result.max_score:g} ({result.status}) -> {args.results}")

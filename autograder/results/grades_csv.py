@@ -1,4 +1,8 @@
-"""``grades.csv``: one row per student, a column per part (written with the csv module)."""
+"""``grades.csv``: one row per student, a column per part (written with the csv module).
+
+Every cell is safe text (``safe_text``) and a cell that a spreadsheet would read as
+a formula is neutralised (``csv_cell``): a student's message can reach ``reason``.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,20 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from autograder.results.result import SubmissionResult, write_atomically
+from autograder.results.safe_text import csv_cell, safe_text
 from autograder.spec import SPEC
+from autograder.untrusted.isolation import FULL_ISOLATION
 
 FIXED_COLUMNS = ("student", "assignment", "status", "total", "max_score")
-TRAILING_COLUMNS = ("late", "submitted_at", "needs_review", "reason")
+TRAILING_COLUMNS = ("late", "submitted_at", "needs_review", "isolation", "reason")
+
+
+def isolation_summary(applied: list[str]) -> str:
+    """``full``, ``weaker: no <steps>``, or empty when no student code ran."""
+    if not applied:
+        return ""
+    missing = [step for step in FULL_ISOLATION if step not in applied]
+    return "full" if not missing else "weaker: no " + ", ".join(missing)
 
 
 def header() -> list[str]:
@@ -28,6 +42,7 @@ def row(result: SubmissionResult) -> dict[str, object]:
         "late": "yes" if result.late else "no",
         "submitted_at": result.submitted_at,
         "needs_review": "yes" if result.needs_review else "no",
+        "isolation": isolation_summary(result.isolation),
         "reason": result.reason,
     }
     for part in result.parts:
@@ -41,5 +56,5 @@ def write(results: Iterable[SubmissionResult], path: Path) -> None:
     writer = csv.DictWriter(buffer, fieldnames=header(), restval="", lineterminator="\n")
     writer.writeheader()
     for result in sorted(results, key=lambda r: r.student):
-        writer.writerow(row(result))
+        writer.writerow({key: csv_cell(safe_text(value)) for key, value in row(result).items()})
     write_atomically(path, buffer.getvalue())

@@ -5,6 +5,13 @@ forwards each call. Every limit is enforced from here: a cell or call that
 does not answer in time, or a worker that dies, costs that cell or function
 only. The worker is killed, a new one re-runs the cells that worked (skipping
 the one that hung or crashed), and the other parts are graded as usual.
+
+The worker is untrusted (student code can replace its functions), so the
+protocol is strict: every send and receive has a deadline, every reply is
+checked against the shape declared below before anything reads it, and a
+reply that is not of that shape is a worker that misbehaved: it costs the
+submission's own call, like a crash. Student text in replies is made safe
+here, once (``autograder.results.safe_text``).
 """
 
 from __future__ import annotations
@@ -15,10 +22,83 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from autograder.results.safe_text import INPUTS_HIDDEN, quotes_inputs, safe_text, without_paths
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.zygote import Zygote, ZygoteError, kill_worker
 from autograder.untrusted import plain, protocol
-from autograder.untrusted.errors import StudentError
+from autograder.untrusted.errors import MESSAGE_LIMIT, StudentError
+from autograder.untrusted.isolation import FULL_ISOLATION
+
+ERROR_KINDS = frozenset({"missing", "raised", "timeout", "bad_output", "crashed"})
+MALFORMED = "the process running it sent a malformed reply (was the grader's worker tampered with?)"
+
+
+class IsolationError(RuntimeError):
+    """The sandbox could not be set up as required: grading must not go on (fail closed)."""
+
+
+def _encode(source: str) -> bytes:
+    """A cell's text as the payload of its message (any size the payload limit allows)."""
+    return source.encode("utf-8", "surrogatepass")
+
+
+def _text(value: object, limit: int = 200) -> str:
+    if not isinstance(value, str):
+        raise protocol.ProtocolError("a text field is not text")
+    return safe_text(value, limit)
+
+
+def check_error(error: object) -> dict[str, Any]:
+    """A worker's error record, validated and made safe; ``ProtocolError`` otherwise."""
+    if not isinstance(error, dict) or error.get("kind") not in ERROR_KINDS:
+        raise protocol.ProtocolError("an error without a known kind")
+    bases = error.get("bases", [])
+    if not isinstance(bases, list) or len(bases) > 32:
+        raise protocol.ProtocolError("error bases are not a short list")
+    return {
+        "kind": error["kind"],
+        "type_name": _text(error.get("type_name", ""), 80),
+        "message": _text(error.get("message", ""), MESSAGE_LIMIT * 4),
+        "bases": [_text(base, 80) for base in bases],
+        "function": _text(error.get("function", ""), 80),
+    }
+
+
+def check_reply(reply: dict[str, Any], *, value: bool = False) -> dict[str, Any]:
+    """A reply to a request, validated: ``{"ok": bool, "output_bytes": int >= 0}`` plus an
+    ``error`` record when not ok, and a Boolean ``value`` for ``has``."""
+    if type(reply.get("ok")) is not bool:
+        raise protocol.ProtocolError("a reply without ok")
+    size = reply.get("output_bytes", 0)
+    if type(size) is not int or size < 0:
+        raise protocol.ProtocolError("output_bytes is not a count")
+    checked: dict[str, Any] = {"ok": reply["ok"], "output_bytes": size}
+    if not reply["ok"]:
+        checked["error"] = check_error(reply.get("error"))
+    elif value:
+        if type(reply.get("value")) is not bool:
+            raise protocol.ProtocolError("a has-reply without a Boolean value")
+        checked["value"] = reply["value"]
+    return checked
+
+
+def check_hello(hello: dict[str, Any]) -> tuple[list[str], str]:
+    """The worker's first message: the isolation steps applied, and why any failed."""
+    steps, failure = hello.get("isolation"), hello.get("isolation_error", "")
+    if hello.get("ok") is not True or not isinstance(steps, list) or len(steps) > 32:
+        raise protocol.ProtocolError("a malformed hello")
+    return [_text(step, 40) for step in steps], _text(failure, 300)
+
+# The worker's whole environment: nothing of the TA's (tokens, paths) reaches student code.
+WORKER_ENVIRONMENT = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "MPLBACKEND": "Agg",
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
 
 
 @dataclass
@@ -52,12 +132,16 @@ class SandboxStudent:
         limits: Limits | None = None,
         uid: int = 61000,
         isolate: bool = True,
+        allow_weaker: bool = False,
+        private_paths: Sequence[str] = (),
     ) -> None:
         self.cells = list(cells)
         self.zygote = zygote
         self.limits = limits or Limits()
         self.uid = uid  # leased by the caller (sandbox.uids): no other grader uses it
         self.isolate = isolate
+        self.allow_weaker = allow_weaker  # the TA's explicit consent to less than FULL_ISOLATION
+        self.private_paths = [*private_paths, tempfile.gettempdir()]
         self.report = SandboxReport()
         self.started = time.monotonic()
         self._skip: dict[int, str] = {}
@@ -71,8 +155,9 @@ class SandboxStudent:
 
     def has(self, name: str) -> bool:
         """Whether the submission defines a callable ``name``."""
-        header, _ = self._request({"op": "has", "name": name}, b"", name, self.limits.call_timeout)
-        return bool(header.get("value"))
+        header, _ = self._request({"op": "has", "name": name}, b"", name,
+                                  self.limits.call_timeout, value=True)
+        return header["value"]
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Call ``name`` in the worker with plain copies of the arguments."""
@@ -109,14 +194,24 @@ class SandboxStudent:
             payload,
             name,
             self.limits.call_timeout,
+            arguments=(*args, *kwargs.values()),
         )
         try:
             return plain.decode(data)
         except Exception as error:  # noqa: BLE001 - untrusted bytes
             raise StudentError("bad_output", "PlainDataError", str(error), function=name) from None
 
+    def _student_error(self, error: dict[str, Any], arguments: Sequence[Any] = ()) -> StudentError:
+        """A validated error record as a ``StudentError``, with nothing of the grader's
+        world in its message: no private path, no quoted hidden input."""
+        message = without_paths(error["message"], self.private_paths)
+        if arguments and quotes_inputs(message, arguments):
+            message = INPUTS_HIDDEN
+        return StudentError.from_dict({**error, "message": message})
+
     def _request(
-        self, header: dict, payload: bytes, name: str, timeout: float
+        self, header: dict, payload: bytes, name: str, timeout: float, *,
+        value: bool = False, arguments: Sequence[Any] = (),
     ) -> tuple[dict, bytes]:
         """One round trip; every failure becomes a ``StudentError`` for ``name``."""
         if name in self._given_up:
@@ -132,23 +227,29 @@ class SandboxStudent:
             raise StudentError(
                 "timeout", message="the time for this submission ran out", function=name
             )
+        deadline = time.monotonic() + min(timeout, left)
         try:
-            protocol.send(self._sock, header, payload)
-            reply, data = protocol.recv(self._sock, time.monotonic() + min(timeout, left))
+            protocol.send(self._sock, header, payload, deadline)
+            reply, data = protocol.recv(self._sock, deadline)
+            reply = check_reply(reply, value=value)
         except protocol.ChannelTimeout:
             why = f"stopped after {timeout:g} s: an endless loop?"
             self._lose_worker(f"`{name}` did not finish in time ({why})")
             self._given_up[name] = why
             raise StudentError("timeout", message=why, function=name) from None
-        except (protocol.ChannelClosed, protocol.ProtocolError, OSError):
+        except protocol.ProtocolError:
+            self._lose_worker(f"`{name}`: {MALFORMED}")
+            self._given_up[name] = MALFORMED
+            raise StudentError("crashed", message=MALFORMED, function=name) from None
+        except (protocol.ChannelClosed, OSError):
             why = "os._exit, a fatal error or the memory limit"
             self._lose_worker(f"`{name}` ended the process running it ({why})")
             self._given_up[name] = why
             raise StudentError("crashed", message=why, function=name) from None
-        self.report.output_bytes = max(self.report.output_bytes, int(reply.get("output_bytes", 0)))
-        if not reply.get("ok"):
-            error = reply.get("error") or {}
-            raise StudentError.from_dict({**error, "function": error.get("function") or name})
+        self.report.output_bytes = max(self.report.output_bytes, reply["output_bytes"])
+        if not reply["ok"]:
+            error = reply["error"]
+            raise self._student_error({**error, "function": error["function"] or name}, arguments)
         return reply, data
 
     def _start(self) -> None:
@@ -180,16 +281,18 @@ class SandboxStudent:
                 self.report.cells.append(CellOutcome(index, skipped=self._skip[index]))
                 continue
             try:
-                protocol.send(self._sock, {"op": "cell", "index": index, "source": source})
-                reply, _ = protocol.recv(self._sock, time.monotonic() + timeout)
+                cell_deadline = time.monotonic() + timeout
+                protocol.send(self._sock, {"op": "cell", "index": index}, _encode(source),
+                              deadline=cell_deadline)
+                reply = check_reply(protocol.recv(self._sock, cell_deadline)[0])
             except protocol.ChannelTimeout:
                 self._skip[index] = f"it did not finish within {timeout:.0f} s"
-            except (protocol.ChannelClosed, protocol.ProtocolError, OSError):
+            except protocol.ProtocolError:
+                self._skip[index] = MALFORMED
+            except (protocol.ChannelClosed, OSError):
                 self._skip[index] = "it ended the process running it (crash, exit or memory limit)"
             else:
-                error = (
-                    None if reply.get("ok") else StudentError.from_dict(reply.get("error") or {})
-                )
+                error = None if reply["ok"] else self._student_error(reply["error"])
                 self.report.cells.append(CellOutcome(index, error=error))
                 continue
             self._kill()
@@ -203,10 +306,11 @@ class SandboxStudent:
             "scratch": self._scratch,
             "limits": self.limits.to_dict(),
             "isolate": self.isolate,
+            "environment": WORKER_ENVIRONMENT,
         }
         try:
             self._pid, self._sock = self.zygote.fork(config)
-            hello, _ = protocol.recv(self._sock, time.monotonic() + 30)
+            steps, failure = check_hello(protocol.recv(self._sock, time.monotonic() + 30)[0])
         except (
             ZygoteError,
             protocol.ChannelClosed,
@@ -215,7 +319,17 @@ class SandboxStudent:
         ) as error:
             self._kill()
             raise ZygoteError(f"could not start a sandboxed worker: {error}") from None
-        self.report.isolation = list(hello.get("isolation", []))
+        self.report.isolation = steps
+        missing = [step for step in FULL_ISOLATION if step not in steps]
+        if missing and self.isolate and not self.allow_weaker:
+            self._kill()
+            raise IsolationError(
+                f"the sandbox could not apply {', '.join(missing)}"
+                + (f" ({failure})" if failure else "")
+                + "; grading stopped. Run the grader as root, or where unprivileged user "
+                "namespaces are enabled, or pass --allow-weaker-isolation to grade anyway "
+                "(recorded in every result)"
+            )
 
     def _restart(self, who: str) -> None:
         if self.report.restarts >= self.limits.max_restarts:
@@ -228,8 +342,10 @@ class SandboxStudent:
             if index in self._skip:
                 continue
             try:
-                protocol.send(self._sock, {"op": "cell", "index": index, "source": source})
-                protocol.recv(self._sock, time.monotonic() + self.limits.cell_timeout)
+                deadline = time.monotonic() + self.limits.cell_timeout
+                protocol.send(self._sock, {"op": "cell", "index": index}, _encode(source),
+                              deadline=deadline)
+                check_reply(protocol.recv(self._sock, deadline)[0])
             except (
                 protocol.ChannelTimeout,
                 protocol.ChannelClosed,

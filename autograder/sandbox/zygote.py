@@ -34,6 +34,26 @@ THREAD_ENV = {
 }
 
 
+def zygote_environment() -> dict[str, str]:
+    """A minimal, fixed environment: nothing of the TA's (tokens, paths, NBGRADER_*) is
+    inherited by the zygote, so none of it can reach a worker."""
+    import autograder
+
+    package_root = str(Path(autograder.__file__).resolve().parents[1])
+    # The grader's own import path, so the zygote imports exactly the same modules.
+    search = [package_root, *(p for p in sys.path if p and os.path.isdir(p) and p != package_root)]
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONPATH": os.pathsep.join(search),
+        **THREAD_ENV,
+    }
+    if os.environ.get("H2_WORKER_STDERR"):  # debugging the grader itself (README)
+        env["H2_WORKER_STDERR"] = os.environ["H2_WORKER_STDERR"]
+    return env
+
+
 class ZygoteError(RuntimeError):
     """The zygote could not be started or stopped answering."""
 
@@ -60,8 +80,7 @@ class Zygote:
         """Start a zygote without waiting (warm other things meanwhile, then ``wait_ready``
         on every handle). The first handle owns the process."""
         pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(channels)]
-        env = {key: value for key, value in os.environ.items() if not key.startswith("NBGRADER")}
-        env.update(THREAD_ENV)
+        env = zygote_environment()
         fds = [theirs.fileno() for _, theirs in pairs]
         process = subprocess.Popen(
             [sys.executable, "-m", "autograder.untrusted.zygote", *map(str, fds)],
@@ -107,7 +126,8 @@ class Zygote:
             theirs.close()
         if not answer.startswith(b"pid "):
             ours.close()
-            raise ZygoteError("the sandbox process stopped answering")
+            why = answer.decode("utf-8", "replace").removeprefix("error: ") or "no answer"
+            raise ZygoteError(f"the sandbox process could not start a worker ({why})")
         return int(answer[4:]), ours
 
     def close(self) -> None:
@@ -124,14 +144,22 @@ class Zygote:
 
 
 def kill_worker(pid: int, uid: int | None) -> None:
-    """SIGKILL the worker's session and, when it has its own user id, every process of
-    that user (a process that escaped the session included); waits until none is left."""
+    """SIGKILL the worker and wait until nothing it started is left.
+
+    The worker is PID 1 of its own PID namespace: killing it makes the kernel kill every
+    process in the namespace, and its entry in /proc disappears only once they are all
+    gone (the zygote reaps it). Belt and braces: its session, and, when it has a user id
+    of its own, every process of that user."""
     if pid > 0:
         for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
             try:
                 target()
             except (ProcessLookupError, PermissionError):
                 pass
+        for _ in range(1000):  # up to ~5 s for the kernel to tear the namespace down
+            if not _alive(pid):
+                break
+            time.sleep(0.005)
     if uid is None or os.geteuid() != 0:
         return
     for _ in range(200):
@@ -146,6 +174,14 @@ def kill_worker(pid: int, uid: int | None) -> None:
             except ProcessLookupError:
                 pass
         time.sleep(0.005)
+
+
+def _alive(pid: int) -> bool:
+    """The process exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _owned_by(pid: str, uid: int) -> bool:

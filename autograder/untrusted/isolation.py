@@ -1,18 +1,26 @@
 """Confine a freshly forked worker before it runs any student code.
 
-Applied in the child, in this order: its own session (so it can be killed as a
-group), no terminal and no inherited output; then, when the grader runs as
-root on Linux, a private mount namespace with a *minimal root*: a fresh tmpfs
-holding read-only bind mounts of the system (``/usr``, ``/etc`` ...) and of the
-Python installation only, plus an empty working directory. The repository,
-every course root, ``/tmp``, ``/home`` and anything else on the machine simply
-do not exist for the worker. Then no network, and an unprivileged user id of
-its own (which makes the process limit count this worker alone and lets the
-grader kill every process it started, even one that left the session).
-Resource limits always apply.
+Containment is the kernel's, not a scan of ``/proc``. The zygote's child
+(``enter_namespaces``) creates, for this one submission, a PID namespace, a
+mount namespace and an empty network namespace (and, when the grader is not
+root, a user namespace that owns them, so no privilege is needed), then forks
+the worker: the worker is PID 1 of its namespace, and when it ends, the kernel
+kills every process the submission started, whatever it did (``setsid``,
+double forks, a thread outliving its main thread). The worker (``isolate``)
+then builds a *minimal root*: a small tmpfs holding read-only bind mounts of
+the system (``/usr``, ``/etc`` ...) and of the Python installation only, a
+fresh ``/proc`` that shows the namespace alone, a private ``/tmp`` and
+``/dev/shm`` inside that tmpfs (so their size is capped), and the working
+directory; the repository, every course root, ``/home`` and anything else on
+the machine do not exist for it. It then drops every privilege (its own leased
+user id as root; no capabilities in a user namespace), installs a seccomp
+filter that refuses the memory ``RLIMIT_AS`` does not count (``memfd_create``,
+System V shared memory) and the calls that could undo the sandbox (``mount``,
+``unshare``, ``setns``, ``ptrace``, ``bpf`` ...), and sets resource limits.
 
-Each step that could not be applied is reported, never silently skipped: the
-grader records the isolation level with every result.
+Every step is reported: the worker's first message lists what was applied, and
+the trusted side refuses to grade when a required step is missing (fail
+closed), unless the TA explicitly allowed weaker isolation.
 """
 
 from __future__ import annotations
@@ -25,7 +33,12 @@ import site
 import sys
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
+MS_NOEXEC = 8
+MS_NOATIME = 1024
+MS_NODIRATIME = 2048
 MS_RDONLY = 1
 MS_NOSUID = 2
 MS_NODEV = 4
@@ -62,20 +75,28 @@ def _bind_readonly(libc: ctypes.CDLL, source: str, target: str) -> None:
         os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
         open(target, "a").close()
     _mount(libc, source, target, None, MS_BIND | MS_REC)
-    _mount(libc, source, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
+    # In a user namespace the source's nodev/noexec/atime flags are locked: keep them.
+    kept = os.statvfs(source).f_flag & (MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME)
+    _mount(libc, source, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | kept)
 
 
 def runtime_paths() -> list[str]:
     """The Python installation the worker needs: the interpreter's prefixes and the
-    site-packages directories (a virtual environment may live inside the repository)."""
-    paths = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, *site.getsitepackages())}
+    site-packages directories on its path (a virtual environment may live inside the
+    repository; the repository itself is never one of them)."""
+    on_path = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    paths = {
+        os.path.realpath(p)
+        for p in (sys.base_prefix, sys.prefix, *site.getsitepackages(), *on_path)
+        if os.path.isdir(p)
+    }
     # Keep only the outermost of nested paths.
     return sorted(p for p in paths if not any(p != q and p.startswith(q + "/") for q in paths))
 
 
 def build_root(libc: ctypes.CDLL, new_root: str, uid: int, file_mb: int) -> None:
-    """A tmpfs at ``new_root`` with read-only system and Python trees, devices,
-    /proc, a private /tmp and the writable working directory."""
+    """A tmpfs at ``new_root`` with read-only system and Python trees, devices, a fresh
+    /proc of the worker's PID namespace, a private /tmp and the writable working directory."""
     _mount(libc, "tmpfs", new_root, "tmpfs", MS_NOSUID | MS_NODEV, f"size={file_mb}m,mode=0755")
     for tree in SYSTEM_TREES:
         if os.path.islink(tree):  # /bin -> usr/bin on merged-/usr systems
@@ -90,17 +111,35 @@ def build_root(libc: ctypes.CDLL, new_root: str, uid: int, file_mb: int) -> None
             open(new_root + device, "a").close()
             _mount(libc, device, new_root + device, None, MS_BIND)
     os.makedirs(new_root + "/proc", mode=0o555)
-    _mount(libc, "/proc", new_root + "/proc", None, MS_BIND | MS_REC)
+    _mount(libc, "proc", new_root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     for private, mode in (("/tmp", 0o1777), ("/dev/shm", 0o1777), (WORKDIR, 0o700)):
         os.makedirs(new_root + private, exist_ok=True)
         os.chmod(new_root + private, mode)
     os.chown(new_root + WORKDIR, uid, uid)
 
 
-def enter_minimal_root(scratch: str, uid: int, file_mb: int) -> None:
-    """New mount namespace, then chroot into a minimal root built under ``scratch``."""
+def enter_namespaces() -> list[str]:
+    """In the zygote's child, before it forks the worker: new PID, mount and network
+    namespaces (owned by a new user namespace when not root). Returns the steps applied;
+    raises ``OSError`` when the kernel refuses (the caller reports it, never ignores it)."""
     libc = _libc()
-    _check(libc.unshare(CLONE_NEWNS), "unshare mount namespace")
+    uid, gid = os.getuid(), os.getgid()
+    if os.geteuid() == 0:
+        _check(libc.unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET), "unshare namespaces")
+        return ["pid-namespace", "no-network"]
+    _check(libc.unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET),
+           "unshare user namespace (unprivileged user namespaces may be disabled)")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                       ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as handle:
+            handle.write(text)
+    return ["user-namespace", "pid-namespace", "no-network"]
+
+
+def enter_minimal_root(scratch: str, uid: int, file_mb: int) -> None:
+    """In the worker (inside its mount namespace): chroot into a minimal root built
+    under ``scratch``."""
+    libc = _libc()
     _mount(libc, "none", "/", None, MS_REC | MS_PRIVATE)
     os.makedirs(scratch, exist_ok=True)
     build_root(libc, scratch, uid, file_mb)
@@ -108,16 +147,66 @@ def enter_minimal_root(scratch: str, uid: int, file_mb: int) -> None:
     os.chdir(WORKDIR)
 
 
-def drop_network() -> None:
-    """A network namespace with nothing in it: no connection leaves the worker."""
-    _check(_libc().unshare(CLONE_NEWNET), "unshare network namespace")
-
-
 def become(uid: int) -> None:
     """Switch to an unprivileged user and group id (irreversible)."""
     os.setgroups([])
     os.setgid(uid)
     os.setuid(uid)
+
+
+def drop_capabilities() -> None:
+    """No capability left, in any set, and none to gain by exec: in a user namespace the
+    worker keeps its own uid but must not keep the namespace's capabilities (a chroot
+    could be undone with them)."""
+    libc = _libc()
+    PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 38, 24, 47, 4
+    _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    for capability in range(64):
+        if libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+            break  # past the last capability this kernel knows
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    header = Header(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
+    data = (Data * 2)()
+    _check(libc.capset(ctypes.byref(header), data), "capset")
+
+
+# Refused inside the worker (EPERM): memory RLIMIT_AS does not count, and every way to
+# change or leave the sandbox.
+DENIED_SYSCALLS = (
+    "memfd_create", "shmget", "shmat", "mount", "umount2", "pivot_root", "chroot", "unshare",
+    "setns", "ptrace", "process_vm_readv", "process_vm_writev", "bpf", "perf_event_open",
+    "userfaultfd", "keyctl", "add_key", "request_key", "kexec_load", "init_module",
+    "finit_module", "delete_module", "open_by_handle_at", "name_to_handle_at", "fanotify_init",
+    "move_mount", "open_tree", "fsopen", "fsmount", "mount_setattr", "quotactl", "acct",
+    "swapon", "swapoff", "reboot", "syslog", "lookup_dcookie", "io_uring_setup",
+)
+
+
+def install_seccomp() -> None:
+    """Load the filter (libseccomp through pyseccomp); raises when it cannot be loaded."""
+    import errno
+
+    import pyseccomp
+
+    rules = pyseccomp.SyscallFilter(defaction=pyseccomp.ALLOW)
+    for name in DENIED_SYSCALLS:
+        try:
+            rules.add_rule(pyseccomp.ERRNO(errno.EPERM), name)
+        except (RuntimeError, ValueError, OSError):
+            continue  # not a system call on this architecture
+    # clone3 cannot be filtered by its flags: make the C library fall back to clone.
+    rules.add_rule(pyseccomp.ERRNO(errno.ENOSYS), "clone3")
+    rules.add_rule(pyseccomp.ERRNO(errno.EPERM), "clone",
+                   pyseccomp.Arg(0, pyseccomp.MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER))
+    rules.load()
 
 
 def set_limits(memory_mb: int, file_mb: int, nproc: int, cpu_seconds: int) -> None:
@@ -164,41 +253,56 @@ def _redirect_output() -> None:
         faulthandler.enable()
 
 
-def isolate(config: dict) -> list[str]:
-    """Apply every step that this machine allows; returns what was applied."""
-    applied = []
+FULL_ISOLATION = ("pid-namespace", "no-network", "minimal-root", "no-privileges", "seccomp",
+                  "rlimits")
+"""What every worker must have, as root or not; anything less needs the TA's explicit consent."""
+
+
+def isolate(config: dict, namespaces: list[str]) -> list[str]:
+    """In the worker, PID 1 of the namespaces ``enter_namespaces`` made (``namespaces`` lists
+    them; empty when they could not be made): apply every other step; returns what was
+    applied. A step that fails is left out of the list, never silently assumed."""
+    applied = list(namespaces)
     os.setsid()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the zygote ignores it; students' subprocesses must not
     _redirect_output()
     limits = config["limits"]
-    uid = config["uid"]
-    privileged = os.geteuid() == 0 and config.get("isolate", True)
+    root = os.geteuid() == 0
+    uid = config["uid"] if root else os.getuid()
     workdir = config["scratch"]
-    if privileged:
+    nproc = limits["nproc"]
+    if not (root and config.get("isolate", True)):  # RLIMIT_NPROC counts the whole user
+        nproc += user_process_count(os.getuid())
+    if config.get("isolate", True) and "pid-namespace" in applied:
         try:
             enter_minimal_root(config["scratch"], uid, limits["file_mb"])
             applied.append("minimal-root")
             workdir = WORKDIR
         except OSError:
             pass
-        try:
-            drop_network()
-            applied.append("no-network")
-        except OSError:
-            pass
     os.makedirs(workdir, exist_ok=True)
     os.chdir(workdir)
+    os.environ.clear()
+    os.environ.update(config.get("environment", {}))
     os.environ["HOME"] = workdir
     os.environ["TMPDIR"] = "/tmp" if "minimal-root" in applied else workdir
-    nproc = limits["nproc"]
-    if privileged:
-        if "minimal-root" not in applied:
-            os.chown(workdir, uid, uid)
-        become(uid)
-        applied.append("own-user")
-    else:
-        nproc += user_process_count(os.getuid())
+    try:
+        if root and config.get("isolate", True):
+            if "minimal-root" not in applied:
+                os.chown(workdir, uid, uid)
+            become(uid)
+            applied.append("own-user")
+        drop_capabilities()
+        applied.append("no-privileges")
+    except OSError:
+        pass
     cpu = int(limits["submission_timeout"]) + 5
     set_limits(limits["memory_mb"], limits["file_mb"], nproc, cpu)
     applied.append("rlimits")
+    if config.get("isolate", True):
+        try:
+            install_seccomp()
+            applied.append("seccomp")
+        except Exception:  # noqa: BLE001 - no libseccomp, or the kernel refused: reported
+            pass
     return applied

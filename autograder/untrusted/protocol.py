@@ -30,11 +30,26 @@ class ProtocolError(ValueError):
     """The other side sent something that is not a valid message."""
 
 
-def send(sock: socket.socket, header: dict[str, Any], payload: bytes = b"") -> None:
-    """Send one message (blocking)."""
+def send(
+    sock: socket.socket, header: dict[str, Any], payload: bytes = b"", deadline: float | None = None
+) -> None:
+    """Send one message; with a ``deadline`` (a ``time.monotonic()`` value), a peer that stops
+    reading raises ``ChannelTimeout`` instead of blocking forever."""
     head = json.dumps(header, allow_nan=False).encode("utf-8")
-    sock.settimeout(None)
-    sock.sendall(PREFIX.pack(len(head), len(payload)) + head + payload)
+    data = memoryview(PREFIX.pack(len(head), len(payload)) + head + payload)
+    while data:
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ChannelTimeout()
+            sock.settimeout(remaining)
+        else:
+            sock.settimeout(None)
+        try:
+            sent = sock.send(data[: 1 << 20])
+        except TimeoutError:
+            raise ChannelTimeout() from None
+        data = data[sent:]
 
 
 def recv(sock: socket.socket, deadline: float | None = None) -> tuple[dict[str, Any], bytes]:

@@ -18,6 +18,7 @@ import numpy as np
 
 from autograder.untrusted import plain, protocol
 from autograder.untrusted.errors import StudentError
+from autograder.untrusted.notebook_code import to_python
 from autograder.untrusted.seeding import seed_everything
 
 OUTPUT_KEPT = 64 * 1024
@@ -49,9 +50,10 @@ def _error(exc: BaseException, function: str = "") -> dict[str, Any]:
 class Worker:
     """State of one submission's worker: its namespace and its channel."""
 
-    def __init__(self, sock: socket.socket, applied: list[str]) -> None:
+    def __init__(self, sock: socket.socket, applied: list[str], failure: str = "") -> None:
         self.sock = sock
         self.applied = applied
+        self.failure = failure  # why the namespaces could not be made, if they could not
         self.namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
         self.sink = BoundedSink()
 
@@ -59,7 +61,9 @@ class Worker:
         """Answer requests until told to exit or the channel closes."""
         sys.stdout = sys.stderr = self.sink
         warnings.simplefilter("ignore")
-        protocol.send(self.sock, {"ok": True, "isolation": self.applied})
+        protocol.send(
+            self.sock, {"ok": True, "isolation": self.applied, "isolation_error": self.failure}
+        )
         while True:
             try:
                 header, payload = protocol.recv(self.sock)
@@ -81,7 +85,8 @@ class Worker:
 
     def run_cell(self, header: dict, payload: bytes) -> tuple[dict, bytes]:
         try:
-            code = compile(header["source"], f"<cell {header['index']}>", "exec")
+            source = payload.decode("utf-8", "surrogatepass")
+            code = compile(to_python(source), f"<cell {header['index']}>", "exec")
             with np.errstate(all="ignore"):
                 exec(code, self.namespace)
         except BaseException as exc:  # noqa: BLE001 - a failing cell is data, as in Jupyter

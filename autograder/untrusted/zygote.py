@@ -21,7 +21,10 @@ import signal
 import socket
 import sys
 
-PRELOAD = ("numpy", "torch", "torch.nn.functional", "matplotlib.pyplot", "json", "math")
+PRELOAD = (
+    "numpy", "torch", "torch.nn.functional", "matplotlib.pyplot", "json", "math", "pyseccomp",
+    "IPython.core.inputtransformer2",
+)
 
 
 def _warm_up() -> None:
@@ -47,15 +50,41 @@ def _become_subreaper() -> None:
     ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
-def _serve_child(config: dict, sock: socket.socket) -> None:
-    from autograder.untrusted.isolation import isolate
+def _serve_child(config: dict, sock: socket.socket, report: int) -> None:
+    """In the zygote's child: make the namespaces, fork the worker (PID 1 of them), tell
+    the zygote the worker's pid through ``report``, and exit. The worker is then the
+    zygote's child (a subreaper), and when it ends the kernel ends everything it started."""
+    from autograder.untrusted.isolation import enter_namespaces, isolate
     from autograder.untrusted.worker import Worker
 
     try:
-        applied = isolate(config)
-        Worker(sock, applied).serve()
+        namespaces = enter_namespaces() if config.get("isolate", True) else []
+        failure = ""
+    except OSError as error:
+        namespaces, failure = [], str(error)
+    try:
+        pid = os.fork()
+        if pid == 0:
+            os.close(report)
+            try:
+                Worker(sock, isolate(config, namespaces), failure).serve()
+            finally:
+                os._exit(0)
+        os.write(report, f"pid {pid}".encode())
     finally:
         os._exit(0)
+
+
+def _read_report(fd: int, timeout: float = 10.0) -> bytes:
+    """The child's one-line report (``pid N``), or an error if it says nothing in time."""
+    import select
+
+    try:
+        ready, _, _ = select.select([fd], [], [], timeout)
+        answer = os.read(fd, 64) if ready else b""
+    finally:
+        os.close(fd)
+    return answer if answer.startswith(b"pid ") else b"error: the worker could not be started"
 
 
 def main(control_fds: list[int]) -> None:
@@ -87,13 +116,15 @@ def main(control_fds: list[int]) -> None:
                 continue
             config = json.loads(message[4 : 4 + int.from_bytes(message[:4], "big")])
             child_sock = socket.socket(fileno=fds[0])
-            pid = os.fork()
-            if pid == 0:
+            report_read, report_write = os.pipe()
+            if os.fork() == 0:
+                os.close(report_read)
                 for channel in controls:
                     channel.close()
-                _serve_child(config, child_sock)
+                _serve_child(config, child_sock, report_write)
+            os.close(report_write)
             child_sock.close()
-            control.sendall(f"pid {pid}".encode())
+            control.sendall(_read_report(report_read))
 
 
 if __name__ == "__main__":

@@ -469,6 +469,11 @@ def strip_metadata(folder: Path, student: str, ctx: Context) -> None:
 # ------------------------------------------------------------ the table
 
 SOFTMAX_LOST = CALLERS["stable_softmax"]
+# Every submission's evidence file is the reference's (write_submission): code that does not
+# compute those numbers loses the sections it does not reproduce (autograder.grading.provenance).
+NOT_REPRODUCED = ("evidence",)
+NOT_REPRODUCED_MESSAGE = "do not reproduce"
+NO_CODE_MESSAGE = "no notebook of yours could be run"
 HANG = r"did not finish in time"
 CRASH = r"crashed the process"
 SKIPPED_TIMEOUT = r"notebook cell \d+ was skipped: it did not finish within 3 s"
@@ -494,8 +499,8 @@ HOSTILE: list[Hostile] = [
         in_function("stable_softmax", LOOP),
         Expect(
             zero=("stable_softmax",),
-            lost=SOFTMAX_LOST,
-            messages={"stable_softmax": HANG},
+            lost=SOFTMAX_LOST + NOT_REPRODUCED,
+            messages={"stable_softmax": HANG, "evidence": NOT_REPRODUCED_MESSAGE},
         ),
     ),
     # ---- memory
@@ -542,28 +547,30 @@ HOSTILE: list[Hostile] = [
     ),
     Hostile(
         "kills_zygote_and_init",
-        "os.kill on the zygote (its parent) and on pid 1",
+        "os.kill on its parent and on pid 1 (in its own PID namespace the parent is out of "
+        "sight, getppid() is 0, and pid 1 is the worker itself, which the kernel shields "
+        "from its own namespace): nothing happens",
         lambda folder, student, ctx: with_cells(*kill_cells(ctx))(folder, student, ctx),
-        Expect(notes=(raised("PermissionError"),)),
+        Expect(),
     ),
     # ---- monkeypatching
     Hostile(
         "monkeypatch_numpy",
         "np.allclose/array_equal/isclose/testing patched, stable_softmax returns zeros",
         replace_function("stable_softmax", MONKEYPATCH_NUMPY),
-        Expect(zero=("stable_softmax",), lost=SOFTMAX_LOST),
+        Expect(zero=("stable_softmax",), lost=SOFTMAX_LOST + NOT_REPRODUCED),
     ),
     Hostile(
         "monkeypatch_builtins",
         "builtins.abs/isinstance/round patched, stable_softmax returns uniform rows",
         replace_function("stable_softmax", MONKEYPATCH_BUILTINS),
-        Expect(lost=SOFTMAX_LOST),
+        Expect(lost=SOFTMAX_LOST + NOT_REPRODUCED),
     ),
     Hostile(
         "lying_array",
         "stable_softmax returns an ndarray subclass whose == is always True",
         replace_function("stable_softmax", LYING_ARRAY),
-        Expect(zero=("stable_softmax",), lost=SOFTMAX_LOST),
+        Expect(zero=("stable_softmax",), lost=SOFTMAX_LOST + NOT_REPRODUCED),
     ),
     # ---- reading what the grader knows
     Hostile(
@@ -573,7 +580,8 @@ HOSTILE: list[Hostile] = [
         stubs_and_read_reference,
         Expect(
             zero=FUNCTION_PARTS,
-            lost=FUNCTION_PARTS,
+            lost=FUNCTION_PARTS + NOT_REPRODUCED,
+            messages={"evidence": NOT_REPRODUCED_MESSAGE},
             notes=(raised("(FileNotFoundError|PermissionError|ModuleNotFoundError)"),),
         ),
     ),
@@ -581,7 +589,11 @@ HOSTILE: list[Hostile] = [
         "reads_sibling_course",
         "stubs left in, one cell execs the solutions from another section's course root",
         stubs_and_sibling,
-        Expect(zero=FUNCTION_PARTS, lost=FUNCTION_PARTS),
+        Expect(
+            zero=FUNCTION_PARTS,
+            lost=FUNCTION_PARTS + NOT_REPRODUCED,
+            messages={"evidence": NOT_REPRODUCED_MESSAGE},
+        ),
     ),
     # ---- writing what the grader keeps
     Hostile(
@@ -611,7 +623,7 @@ HOSTILE: list[Hostile] = [
         lambda folder, student, ctx: with_cells(fork_bomb(ctx))(folder, student, ctx),
         # Every copy answers on the worker's socket: this student's own calls get stale
         # answers, so their function parts are unspecified (each loss is still explained).
-        Expect(unsure=FUNCTION_PARTS),
+        Expect(unsure=FUNCTION_PARTS + NOT_REPRODUCED),
     ),
     Hostile(
         "fork_spinners",
@@ -639,7 +651,8 @@ HOSTILE: list[Hostile] = [
         Expect(
             status=UNGRADABLE,
             zero=FUNCTION_PARTS,
-            lost=FUNCTION_PARTS,
+            lost=FUNCTION_PARTS + NOT_REPRODUCED,
+            messages={"evidence": NO_CODE_MESSAGE},
             reason=r"not a valid notebook: its JSON is broken at line \d+",
         ),
     ),
@@ -647,21 +660,37 @@ HOSTILE: list[Hostile] = [
         "not_utf8",
         "random bytes",
         not_utf8,
-        Expect(status=UNGRADABLE, zero=FUNCTION_PARTS, lost=FUNCTION_PARTS, reason="UTF-8"),
+        Expect(
+            status=UNGRADABLE,
+            zero=FUNCTION_PARTS,
+            lost=FUNCTION_PARTS + NOT_REPRODUCED,
+            messages={"evidence": NO_CODE_MESSAGE},
+            reason="UTF-8",
+        ),
     ),
     Hostile(
         "json_not_a_notebook",
         "valid JSON, a list",
         not_a_notebook,
         Expect(
-            status=UNGRADABLE, zero=FUNCTION_PARTS, lost=FUNCTION_PARTS, reason="no list of cells"
+            status=UNGRADABLE,
+            zero=FUNCTION_PARTS,
+            lost=FUNCTION_PARTS + NOT_REPRODUCED,
+            messages={"evidence": NO_CODE_MESSAGE},
+            reason="no list of cells",
         ),
     ),
     Hostile(
         "deeply_nested_json",
         "valid JSON nested 100,000 levels deep",
         deeply_nested,
-        Expect(status=UNGRADABLE, zero=FUNCTION_PARTS, lost=FUNCTION_PARTS, reason="notebook"),
+        Expect(
+            status=UNGRADABLE,
+            zero=FUNCTION_PARTS,
+            lost=FUNCTION_PARTS + NOT_REPRODUCED,
+            messages={"evidence": NO_CODE_MESSAGE},
+            reason="notebook",
+        ),
     ),
     Hostile(
         "odd_cell_types",
@@ -673,7 +702,13 @@ HOSTILE: list[Hostile] = [
         "huge_notebook",
         "51 MiB of saved output",
         huge_notebook,
-        Expect(status=UNGRADABLE, zero=FUNCTION_PARTS, lost=FUNCTION_PARTS, reason="larger than"),
+        Expect(
+            status=UNGRADABLE,
+            zero=FUNCTION_PARTS,
+            lost=FUNCTION_PARTS + NOT_REPRODUCED,
+            messages={"evidence": NO_CODE_MESSAGE},
+            reason="larger than",
+        ),
     ),
     Hostile(
         "no_notebook",
@@ -682,7 +717,8 @@ HOSTILE: list[Hostile] = [
         Expect(
             status=UNGRADABLE,
             zero=FUNCTION_PARTS,
-            lost=FUNCTION_PARTS,
+            lost=FUNCTION_PARTS + NOT_REPRODUCED,
+            messages={"evidence": NO_CODE_MESSAGE},
             reason="no notebook was submitted",
         ),
     ),
@@ -699,7 +735,8 @@ HOSTILE: list[Hostile] = [
         Expect(
             status=UNGRADABLE,
             zero=FUNCTION_PARTS,
-            lost=FUNCTION_PARTS,
+            lost=FUNCTION_PARTS + NOT_REPRODUCED,
+            messages={"evidence": NO_CODE_MESSAGE},
             reason="several other notebooks",
         ),
     ),
@@ -710,7 +747,8 @@ HOSTILE: list[Hostile] = [
         Expect(
             status=UNGRADABLE,
             zero=FUNCTION_PARTS,
-            lost=FUNCTION_PARTS,
+            lost=FUNCTION_PARTS + NOT_REPRODUCED,
+            messages={"evidence": NO_CODE_MESSAGE},
             reason="no notebook was submitted",
         ),
     ),
@@ -788,6 +826,11 @@ def _control_id(label: str, neighbour: str) -> str:
     """A control sorts right after a nasty neighbour, so that the two are graded together."""
     return f"{student_of(next(c for c in HOSTILE if c.name == neighbour))}-{label}"
 
+
+# The sandbox's second generation (issue 10): one case per finding, in the same batch.
+from hostile_sandbox_cases import SANDBOX_CASES  # noqa: E402  (it builds on the blocks above)
+
+HOSTILE.extend(SANDBOX_CASES)
 
 # Controls: graded with the hostile ones, then each alone (student id -> build).
 CONTROLS: dict[str, Build] = {

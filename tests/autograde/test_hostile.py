@@ -121,10 +121,12 @@ def test_controls_score_as_expected(hostile_batch: HostileBatch) -> None:
         assert result.notes == [], _describe(result)
         lost = {p.part for p in result.parts if p.points < p.max_points}
         if "bug" in student:
+            # Its evidence file is the reference's, which its code does not reproduce.
             assert "stable_softmax" in lost and lost <= {
                 "stable_softmax",
                 "scaled_dot_product_attention",
                 "value_intervention",
+                "evidence",
             }, _describe(result)
         else:
             assert lost == set(), _describe(result)

@@ -34,5 +34,10 @@ def test_run_autograder_writes_gradescope_results(tmp_path, course_factory):
     failed = [t for t in data["tests"] if t["status"] == "failed"]
     assert failed and all(t["output"] for t in failed)  # every lost point is explained
     assert data["extra_data"]["student"] == "s042"  # from the metadata: the evidence matched
-    assert data["extra_data"]["parts"][-2]["points"] == SPEC.part_points["evidence"]
+    evidence = data["extra_data"]["parts"][-2]
+    assert evidence["part"] == "evidence"
+    # The identity section is kept; the sample's file is the reference's, which this buggy
+    # code does not reproduce (autograder.grading.provenance): those sections go to review.
+    assert evidence["points"] == SPEC.evidence_sections["identity"] and evidence["needs_review"]
+    assert not any("student id" in message for message in evidence["messages"])
     assert (results.parent / "feedback.html").exists()

@@ -2,18 +2,31 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
+from autograder.authoring.sample_cohort import GOOD_LIMITATION as SAMPLE_COHORT_LIMITATION
 from autograder.evidence import (
     EVIDENCE_POINTS,
     LIMITATION_POINTS,
     LIMITATION_REVIEW_POINTS,
+    limitation,
     verify_evidence,
 )
-from autograder.evidence.limitation import MAX_WORDS, MIN_WORDS, classify, judge_limitation
+from autograder.evidence.limitation import (
+    MAX_WORDS,
+    MIN_WORDS,
+    PROSE_CODES,
+    classify,
+    judge_limitation,
+    prose_finding,
+    prose_signals,
+)
 from solutions.evidence import LIMITATION_PLACEHOLDER
 
 from .helpers import COHORT, GOOD_LIMITATION, STUDENT, dump
+from .limitation_corpus import HOSTILE, SOUND, STUFFED_EXAMPLE
 
 TOPIC_TEXTS = {
     "causal": (
@@ -171,3 +184,122 @@ def test_limitation_is_judged_in_a_schema_invalid_file(evidence):
     assert {"schema", "limitation_placeholder"} <= set(report.codes())
     evidence["limitation"] = TOPIC_TEXTS["quadratic"]
     assert verify_evidence(dump(evidence)).points == {"evidence": 0, "limitation": LIMITATION_POINTS}
+
+
+# --- Is it real sentences about attention? (calibrated on limitation_corpus.py) ------------
+
+SOUND_TEXTS = {
+    **SOUND,
+    **{f"topic text: {name}": text for name, text in TOPIC_TEXTS.items()},
+    "weak match": WEAK,
+    "helpers GOOD_LIMITATION": GOOD_LIMITATION,
+    "sample cohort GOOD_LIMITATION": SAMPLE_COHORT_LIMITATION,
+}
+# ProseSignals.score is the weakest signal over its threshold (>= 1 passes). Measured on the
+# corpus: lowest sound 1.35 ("party analogy", topicality 0.47 vs 0.35), highest hostile 0.81
+# ("random english about memory", topicality 0.28). These bounds keep that gap from shrinking
+# unnoticed when the word lists or thresholds change.
+SOUND_MIN_SCORE = 1.3
+HOSTILE_MAX_SCORE = 0.85
+CONTENT_CODES = {*PROSE_CODES, "limitation_topic", "limitation_repetitive"}
+
+
+def test_the_corpus_is_large_varied_and_holds_the_reported_example():
+    assert len(SOUND) >= 20 and len(HOSTILE) >= 12
+    assert HOSTILE["stuffed example"] == STUFFED_EXAMPLE == (
+        "Quadratic. Purple elephants dance on the rooftop while seven trombones whisper about "
+        "marmalade, and nobody asks the weather for permission to sing loudly.")
+    assert all(MIN_WORDS <= len(text.split()) <= MAX_WORDS for text in SOUND.values())
+    assert all(len(text.split()) >= MIN_WORDS for text in HOSTILE.values())
+    # several sound limitations are on topics the keyword classifier does not know
+    assert sum(classify(text)[0] is None for text in SOUND.values()) >= 3
+
+
+@pytest.mark.parametrize("name", list(SOUND_TEXTS))
+def test_sound_limitation_reads_as_prose_about_attention(name):
+    text = SOUND_TEXTS[name]
+    signals = prose_signals(text)
+    assert signals.failed == [], signals.margins
+    assert signals.score >= SOUND_MIN_SCORE, signals.margins
+    assert prose_finding(text) is None
+
+
+@pytest.mark.parametrize("name", list(SOUND_TEXTS))
+def test_sound_limitation_keeps_its_verdict(name, monkeypatch):
+    text = SOUND_TEXTS[name]
+    result = judge_limitation(text)
+    assert not {f.code for f in result.findings} & set(PROSE_CODES)
+    monkeypatch.setattr(limitation, "prose_finding", lambda text: None)
+    assert judge_limitation(text) == result  # the same as without the prose check
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_text_is_flagged_for_a_person_never_zeroed(name):
+    text = HOSTILE[name]
+    signals = prose_signals(text)
+    assert signals.failed and signals.score <= HOSTILE_MAX_SCORE, signals.margins
+    result = judge_limitation(text)
+    assert result.needs_review
+    assert 0 < result.points == LIMITATION_REVIEW_POINTS < LIMITATION_POINTS
+    assert {f.code for f in result.findings} & CONTENT_CODES
+
+
+def test_the_reported_keyword_stuffing_is_flagged():
+    assert classify(STUFFED_EXAMPLE)[0] == "quadratic number of pairs"  # the keyword matches
+    result = judge_limitation(STUFFED_EXAMPLE)
+    assert (result.points, result.needs_review) == (LIMITATION_REVIEW_POINTS, True)
+    [finding] = result.findings
+    assert (finding.code, finding.severity, finding.pointer) == (
+        "limitation_off_topic", "review", "/limitation")
+    assert "not about attention" in finding.message
+
+
+def test_stuffed_file_is_ok_but_flagged_for_review(evidence):
+    evidence["limitation"] = STUFFED_EXAMPLE
+    report = verify_evidence(dump(evidence), student_id=STUDENT, cohort=COHORT)
+    assert report.status == "ok" and report.needs_review
+    assert report.points == {"evidence": EVIDENCE_POINTS, "limitation": LIMITATION_REVIEW_POINTS}
+    assert report.codes() == ["limitation_off_topic"]
+    assert report.layers["limitation"] == "review"
+
+
+@pytest.mark.parametrize("name, signal, code", [
+    ("stuffed example", "topicality", "limitation_off_topic"),
+    ("stuffed keywords sprinkled", "topicality", "limitation_off_topic"),
+    ("random english about memory", "topicality", "limitation_off_topic"),
+    ("keyword list", "function words", "limitation_not_prose"),
+    ("keywords glued with and", "function variety", "limitation_not_prose"),
+    ("shuffled sound text", "word order", "limitation_not_prose"),
+    ("sentence repeated with small changes", "repeated sentences", "limitation_not_prose"),
+])
+def test_each_signal_says_what_it_noticed_in_one_sentence(name, signal, code):
+    text = HOSTILE[name]
+    assert signal in prose_signals(text).failed
+    finding = prose_finding(text)
+    assert finding is not None
+    assert (finding.code, finding.severity, finding.part) == (code, "review", "limitation")
+    message = finding.message
+    assert "a person will read it" in message and "points are provisional" in message
+    assert ". " not in message and not message.endswith(".")  # one sentence, house style
+
+
+def test_one_typo_is_not_a_word_salad():
+    text = SOUND["typos and its"]
+    assert "the the" in text and prose_signals(text).odd_order_pairs == 1
+    assert prose_finding(text) is None
+
+
+def test_prose_check_needs_enough_words():
+    # Below MIN_WORDS a person reads the text anyway; the statistics would be noise.
+    result = judge_limitation("Quadratic. Purple elephants dance loudly tonight.")
+    assert [f.code for f in result.findings] == ["limitation_length"]
+    assert result.points == LIMITATION_REVIEW_POINTS and result.needs_review
+
+
+def test_prose_check_is_deterministic_and_cheap():
+    text = " ".join(" ".join(SOUND.values()).split()[:MAX_WORDS])
+    assert prose_signals(text) == prose_signals(text)
+    start = time.perf_counter()
+    for _ in range(100):
+        prose_signals(text)
+    assert (time.perf_counter() - start) / 100 < 0.005  # measured ~0.4 ms

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from autograder.grading.notebook_code import to_python
+from autograder.untrusted.notebook_code import to_python
 
 
 def code_cells(notebook: str | Path | Mapping[str, Any], *, skip_grade_cells: bool = False) -> list[str]:

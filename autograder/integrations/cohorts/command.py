@@ -27,6 +27,8 @@ from autograder.integrations.cohorts.config import (
     get_cohort,
     load_cohorts,
 )
+from autograder.sandbox.client import IsolationError
+from autograder.sandbox.uids import UidLeaseError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,6 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             step.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1)
             step.add_argument("--force", action="store_true", help="regrade unchanged submissions")
             step.add_argument("--no-progress", action="store_true")
+            step.add_argument("--allow-weaker-isolation", action="store_true",
+                              help="grade even where full isolation cannot be applied (recorded)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
             lines = workflow.collect(cohort, args.zip)
         elif args.step == "grade":
             summary = workflow.grade(cohort, BatchOptions(
-                jobs=args.jobs, force=args.force, progress=not args.no_progress))
+                jobs=args.jobs, force=args.force, progress=not args.no_progress,
+                allow_weaker=args.allow_weaker_isolation))
             late = sum(r.late for r in summary.results)
             lines = [f"{len(summary.graded)} graded, {len(summary.skipped)} unchanged, "
                      f"{late} late; {summary.csv_path}"]
@@ -77,8 +82,8 @@ def run(args: argparse.Namespace) -> int:
             files = workflow.export(cohort)
             lines = [f"grades: {files.grades}", f"nbgrader export: {files.nbgrader}",
                      f"summary: {files.summary}", "", files.summary.read_text()]
-    except (CohortConfigError, workflow.WorkflowError) as error:
-        print(error, file=sys.stderr)
+    except (CohortConfigError, workflow.WorkflowError, IsolationError, UidLeaseError) as error:
+        print(f"error: {error}", file=sys.stderr)
         return 2
     print("\n".join(lines))
     return 0

@@ -1,7 +1,10 @@
 """Python source of a notebook's code cells, IPython syntax removed.
 
-Submissions run outside Jupyter (in-process for development, in sandboxed
-workers for grading), where ``get_ipython()`` does not exist. A
+Submissions run outside Jupyter (in sandboxed workers for grading), where
+``get_ipython()`` does not exist. This runs *in the worker*, under its time and
+memory limits: IPython's transformers re-tokenize a cell once per magic, and
+parsing a multi-MiB literal costs hundreds of MB, so the trusted process never
+parses, tokenizes or transforms student code. A
 ``%matplotlib inline`` line must not make the whole cell, and with it the
 student's function, disappear; so IPython syntax is first translated with
 IPython's own ``TransformerManager`` and every statement that then needs
@@ -17,7 +20,9 @@ PYTHON_BODY_CELL_MAGICS = frozenset({"time", "timeit", "capture"})
 
 
 def to_python(cell_source: str) -> str:
-    """Plain Python for one cell; IPython-only statements become ``pass``."""
+    """Plain Python for one cell; IPython-only statements become ``pass``. A cell IPython
+    cannot even parse is returned as written (it then fails with the student's own
+    SyntaxError)."""
     stripped = cell_source.lstrip()
     if stripped.startswith("%%"):
         first, _, body = stripped.partition("\n")
@@ -28,7 +33,7 @@ def to_python(cell_source: str) -> str:
     try:
         transformed = TransformerManager().transform_cell(cell_source)
         tree = ast.parse(transformed)
-    except (SyntaxError, ValueError):
+    except Exception:  # noqa: BLE001 - IPython's transformers on hostile text
         return cell_source  # let the syntax error surface when the cell runs
     if "get_ipython" not in transformed:
         return transformed

@@ -1,0 +1,307 @@
+"""Evidence provenance: the submitted functions must reproduce the submitted evidence file.
+
+The evidence verifier (``autograder.evidence``) checks a file against the
+reference and the student's own inputs, but nothing there ties the file to the
+code that was submitted: a file written by the reference, or by a few lines of
+torch, verifies although every function is a stub. So the grader rebuilds each
+section with the builder the notebook uses (``solutions.evidence``), section by
+section, with an ``api`` whose functions are the *student's*, called in the
+sandbox through ``Student.call`` (only plain data crosses). A section that the
+student's functions do not reproduce loses its points and is flagged for a TA.
+
+What is recomputed: only the sections the verifier awarded points to (a
+section it already failed costs nothing more, so an honest file from buggy
+code is never charged twice), and never the identity section (it is about the
+student id, not the code). The cost is the builder's own calls: at most 9
+round trips per submission (hand example 3, masked case 1, parity 4,
+intervention 1), fewer when sections already failed or a function gave up.
+
+What the student reads: which section was not reproduced, by which function, where
+in the file and the file's own number there. Never what the function returned or the
+text of what it raised: a function can keep what it saw during the hidden checks and
+hand it back here, so only the grader's words and the student's own file are quoted.
+
+Tolerances. The notebook ran in a Jupyter kernel, possibly multi-threaded,
+perhaps on another CPU or with other NumPy/torch builds; the sandbox runs the
+same code single-threaded. Both therefore agree only up to rounding:
+
+* stated arrays and the scale: ``RTOL``/``ATOL`` = 1e-9, the consistency
+  layer's own tolerance. Float64 runs of the same code agree to ~1e-15 here
+  (small integer inputs, values below 10), and a difference below 1e-9 cannot
+  change any verdict of the verifier, so nothing is gained by a file that is
+  only that close to the student's code;
+* parity's ``max_abs_diff`` is a difference of two computations in ``dtype``
+  (float32 torch may use other kernels and a faster ``exp``): the reproduced
+  value may exceed the stated one by at most ``PARITY_ULPS`` units of
+  ``dtype``'s epsilon times the size of the values (``max(1, max |V|)``, which
+  bounds the context): 256 ulps is ~1.5e-4 in float32 and ~3e-13 in float64,
+  far above the few ulps two faithful runs differ by, and far below what a real
+  disagreement costs (a wrong scale or mask moves the context by 1e-2 or more).
+  The check is one-sided: a file that overstates the difference gains nothing
+  (the verifier fails it).
+
+Reproduced is not yet genuine: a function could recognise this student's evidence
+inputs (they follow from the student id) and return stored numbers for them only.
+Such a function fails its hidden checks, so a section that is reproduced by a
+function whose part scored 0 keeps its points but is flagged for review
+(``failed_functions``).
+"""
+
+from __future__ import annotations
+
+import builtins
+import time
+import warnings
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from autograder.evidence import EvidenceReport, Finding
+from autograder.evidence.consistency import ATOL, RTOL
+from autograder.grading.student import Student, StudentError
+from solutions import evidence as builder
+
+LAYER = "provenance"
+PARITY_ULPS = 256
+
+# Section -> the builder function that computes it (the notebook's own code).
+SECTIONS: dict[str, Callable[[Any, dict], Any]] = {
+    "hand_example": builder.evidence_hand_example,
+    "masked_case": builder.evidence_masked_case,
+    "parity": builder.evidence_parity,
+    "intervention": builder.evidence_intervention,
+}
+# The student functions each section calls, and the fields compared (with who computed them).
+USES: dict[str, tuple[str, ...]] = {
+    "hand_example": ("scaled_dot_product_attention", "attention_scores"),
+    "masked_case": ("scaled_dot_product_attention",),
+    "parity": ("scaled_dot_product_attention", "torch_sdpa"),
+    "intervention": ("value_intervention",),
+}
+FIELDS: dict[str, dict[str, str]] = {
+    "hand_example": {
+        "scale": "attention_scores",
+        "raw_scores": "attention_scores",
+        "weights": "scaled_dot_product_attention",
+        "context": "scaled_dot_product_attention",
+    },
+    "masked_case": {
+        "weights": "scaled_dot_product_attention",
+        "row_sums": "scaled_dot_product_attention",
+        "context": "scaled_dot_product_attention",
+    },
+    "intervention": {
+        name: "value_intervention"
+        for name in ("weights_before", "weights_after", "context_before", "context_after")
+    },
+}
+ALL_FUNCTIONS = frozenset(name for uses in USES.values() for name in uses)
+FAILURES = {
+    "missing": "was not found",
+    "timeout": "did not finish in time",
+    "crashed": "crashed the process running it",
+    "bad_output": "returned something that is not plain data",
+}
+TITLES = {
+    "hand_example": "the hand example",
+    "masked_case": "the masked case",
+    "parity": "the parity check",
+    "intervention": "the intervention",
+}
+REVIEW = "This section scores 0 and a TA will look at it."
+REMEDY = (
+    "The numbers in the evidence file must be the ones your submitted functions compute: "
+    "if you changed a function after saving the file, re-run the whole notebook (Kernel → "
+    f"Restart & Run All) and submit the notebook with the file it writes. {REVIEW}"
+)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Which evidence sections the submitted functions did not reproduce, and why."""
+
+    findings: tuple[Finding, ...] = ()
+    checked: tuple[str, ...] = ()  # sections recomputed
+    calls: int = 0  # calls into the student's code
+    seconds: float = 0.0
+
+    @property
+    def lost(self) -> frozenset[str]:
+        """The sections that lose their points."""
+        return frozenset(f.check for f in self.findings if f.check and f.severity == "error")
+
+    @property
+    def needs_review(self) -> bool:
+        """A TA should look: some section was not reproduced."""
+        return bool(self.findings)
+
+
+def _finding(code: str, section: str, pointer: str, message: str,
+             severity: str = "error") -> Finding:
+    return Finding(code=code, part="evidence", layer=LAYER, pointer=pointer,
+                   message=message, severity=severity, check=section)
+
+
+def _names(functions: tuple[str, ...]) -> str:
+    quoted = [f"`{name}`" for name in functions]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def at_stake(report: EvidenceReport) -> list[str]:
+    """The recomputed sections the verifier awarded points to (the only ones checked)."""
+    return [section for section in SECTIONS if report.checks.get(section, 0) > 0]
+
+
+def _owner(data: dict, student_id: str | None, cohort: str | None) -> tuple[str, str | None]:
+    """Whose inputs the file must hold: as the verifier's identity check decides it."""
+    cohort = cohort or None  # no cohort and an empty one give the same seed
+    want_id = str(student_id) if student_id is not None else str(data.get("student_id"))
+    return want_id, cohort if cohort is not None else (data.get("cohort") or None)
+
+
+def check_provenance(
+    report: EvidenceReport,
+    student: Student,
+    *,
+    student_id: str | None,
+    cohort: str | None = None,
+    failed_functions: Collection[str] = (),
+) -> Provenance:
+    """Rebuild every section the verifier gave points to with the student's functions
+    (``student.call``) and compare it with the file; never raises for the student's doing.
+
+    ``failed_functions``: function parts that scored 0 on the hidden checks; a section
+    they reproduce keeps its points but is flagged for review."""
+    sections = at_stake(report)
+    if report.data is None or not sections:
+        return Provenance()
+    started = time.monotonic()
+    inputs = builder.evidence_inputs(*_owner(report.data, student_id, cohort))
+    calls = 0
+
+    def proxy(name: str) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            nonlocal calls
+            calls += 1
+            return student.call(name, *args, **kwargs)
+
+        return call
+
+    api = {name: proxy(name) for name in ALL_FUNCTIONS}
+    findings = []
+    for section in sections:
+        finding = _reproduce(section, report.data[section], api, inputs)
+        suspects = [name for name in USES[section] if name in failed_functions]
+        if finding is None and suspects:
+            finding = _finding("provenance_functions_fail_checks", section, f"/{section}", (
+                f"your submitted functions reproduce {TITLES[section]}, but {_names(tuple(suspects))} "
+                f"scored 0 on the hidden checks: a TA will look at how they compute these "
+                f"numbers. The points of this section stand until then."
+            ), severity="review")
+        if finding is not None:
+            findings.append(finding)
+    return Provenance(tuple(findings), tuple(sections), calls, time.monotonic() - started)
+
+
+def without_code(report: EvidenceReport) -> Provenance:
+    """No notebook could be run: no section the verifier gave points to is reproduced."""
+    return Provenance(tuple(
+        _finding("provenance_no_code", section, f"/{section}", (
+            f"no notebook of yours could be run, so the grader could not check that your "
+            f"functions produce the numbers of {TITLES[section]}: submit the notebook that "
+            f"wrote the file. {REVIEW}"
+        ))
+        for section in at_stake(report)
+    ), tuple(at_stake(report)))
+
+
+def _reproduce(section: str, stated: Any, api: dict, inputs: dict) -> Finding | None:
+    """None when the student's functions reproduce ``stated``, else why not."""
+    title, uses = TITLES[section], _names(USES[section])
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reproduced = SECTIONS[section](api, inputs)
+    except StudentError as error:
+        return _finding("provenance_function_failed", section, f"/{section}", (
+            f"your submitted functions do not reproduce {title}: {_failure(error)} when the "
+            f"grader ran {uses} on your evidence inputs, as the evidence cell does, so nothing "
+            f"shows that the numbers in the file come from your code. {REMEDY}"
+        ))
+    except Exception as error:  # noqa: BLE001 - the builder on whatever the student returned
+        return _finding("provenance_unusable_output", section, f"/{section}", (
+            f"your submitted functions do not reproduce {title}: when the grader ran {uses} on "
+            f"your evidence inputs, as the evidence cell does, they returned something the "
+            f"evidence cell cannot use (it stopped with {type(error).__name__}). {REMEDY}"
+        ))
+    if section == "parity":
+        return _compare_parity(stated, reproduced, inputs)
+    for name, function in FIELDS[section].items():
+        problem = _compare_field(stated[name], reproduced[name])
+        if problem is not None:
+            where, detail = problem
+            return _finding("provenance_mismatch", section, f"/{section}/{name}{where}", (
+                f"your submitted functions do not reproduce {title}: the grader ran "
+                f"`{function}` on your evidence inputs, as the evidence cell does, and {detail}. "
+                f"{REMEDY}"
+            ))
+    return None
+
+
+def _failure(error: StudentError) -> str:
+    """What went wrong, in the grader's words only: a student's message or exception class
+    name could quote anything the function saw before, hidden check inputs included."""
+    who = f"`{error.function}`" if error.function in ALL_FUNCTIONS else "your code"
+    if error.kind == "raised":
+        name = error.type_name
+        builtin = isinstance(getattr(builtins, name, None), type) and name.isidentifier()
+        return f"{who} raised {name if builtin else 'an exception'}"
+    return f"{who} {FAILURES.get(error.kind, 'failed')}"
+
+
+def _compare_field(stated: Any, reproduced: Any) -> tuple[str, str] | None:
+    """(pointer suffix, what differs) for the first disagreement, or None."""
+    want = np.asarray(stated, dtype=float)
+    try:
+        got = np.asarray(reproduced, dtype=float)
+    except (TypeError, ValueError):
+        return "", "got something that is not an array of numbers"
+    if got.shape != want.shape:
+        return "", f"got an array of another shape than the file's {want.shape}"
+    bad = ~np.isclose(got, want, rtol=RTOL, atol=ATOL)  # NaN is never close
+    if not bad.any():
+        return None
+    gap = np.where(bad, np.nan_to_num(np.abs(got - want), nan=np.inf), -1.0)
+    index = np.unravel_index(int(np.argmax(gap)), gap.shape)
+    where = "".join(f"/{int(i)}" for i in index)
+    detail = f"got another number than the file's {want[index]:.6g} here"
+    if want.ndim:
+        detail += f" ({int(bad.sum())} of {want.size} entries differ by more than rounding)"
+    return where, detail
+
+
+def parity_tolerance(dtype: str, values: Any) -> float:
+    """How much more than the stated ``max_abs_diff`` a faithful re-run may find."""
+    size = max(1.0, float(np.max(np.abs(np.asarray(values, dtype=float)))))
+    return PARITY_ULPS * float(np.finfo(dtype).eps) * size
+
+
+def _compare_parity(stated: list, reproduced: list, inputs: dict) -> Finding | None:
+    values = inputs["masked_case"]["values"]
+    ours = {entry["dtype"]: entry for entry in reproduced}
+    for index, entry in enumerate(stated):
+        again = ours.get(entry["dtype"])
+        if again is None:
+            continue
+        claimed, found = float(entry["max_abs_diff"]), float(again["max_abs_diff"])
+        if found <= claimed + parity_tolerance(entry["dtype"], values):
+            continue
+        return _finding("provenance_mismatch", "parity", f"/parity/{index}/max_abs_diff", (
+            f"your submitted functions do not reproduce {TITLES['parity']}: in {entry['dtype']}, "
+            f"your `scaled_dot_product_attention` and your `torch_sdpa` differ by more on your "
+            f"masked case than the {claimed:.3g} the file says (more than rounding explains). "
+            f"{REMEDY}"
+        ))
+    return None

@@ -1,0 +1,180 @@
+"""Hostile submissions of the sandbox's second generation (issue 10), one per finding.
+
+Each is graded in the same batch as ``hostile_cases.HOSTILE`` (it is appended to
+that table), so the batch-wide tests hold for them too: every student gets a
+row with a reason for every lost point, the controls' results equal their
+results graded alone, no process of the batch outlives it, and no file of the
+grader is touched.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+from hostile_cases import (
+    FUNCTION_PARTS,
+    SKIPPED_TIMEOUT,
+    TOKEN_ENV,
+    Context,
+    Expect,
+    Hostile,
+    cell_index,
+    code,
+    cohort,
+    marked,
+    raised,
+    with_cells,
+    write_submission,
+)
+
+MALFORMED = r"malformed reply"
+
+# 1. Strings that break files: a lone surrogate, terminal escapes, a formula.
+BAD_STRINGS = (
+    'raise ValueError("bad \\ud800 value")',
+    'raise ValueError("\\x1b[31mred\\x1b[0m\\r\\n=HYPERLINK(\\"http://x\\")\\x00")',
+)
+
+# 2. A forged reply: the worker's own send replaced by one that lies about the protocol.
+FORGED_REPLY = """
+import sys
+_protocol = sys.modules["autograder.untrusted.protocol"]
+_send = _protocol.send
+def _forged(sock, header, payload=b"", *args, **kwargs):
+    return _send(sock, {"ok": False, "error": {}}, b"")
+_protocol.send = _forged
+"""
+
+# 3. A worker that stops reading, then a cell larger than any socket buffer.
+STOPS_READING = """
+import sys, time
+sys.modules["autograder.untrusted.protocol"].recv = lambda *a, **k: time.sleep(10**6)
+"""
+LARGE_LITERAL = "x = '" + "y" * (8 * 2**20) + "'\n"
+
+
+# 4. Escaping process tracking: setsid, a thread that outlives its main thread (the
+#    process shows as a zombie), and a pid-hopping chain of forks; compiled with gcc.
+def escapes_tracking(ctx: Context) -> str:
+    c_source = r"""
+    #include <pthread.h>
+    #include <sys/prctl.h>
+    #include <unistd.h>
+    static void *spin(void *arg) { for (;;) { sleep(1); } return arg; }
+    int main(void) {
+        prctl(PR_SET_NAME, "MARKER", 0, 0, 0);
+        if (fork() != 0) return 0;
+        setsid();
+        for (int hop = 0; hop < 3; hop++) { if (fork() != 0) _exit(0); }
+        pthread_t thread;
+        pthread_create(&thread, 0, spin, 0);
+        pthread_exit(0);
+    }
+    """.replace("MARKER", ctx.marker)
+    return marked(ctx, f"""
+        import os, subprocess, tempfile
+        folder = tempfile.mkdtemp()
+        with open(os.path.join(folder, "escape.c"), "w") as handle:
+            handle.write({code(c_source)!r})
+        subprocess.run(["gcc", "-pthread", "-o", os.path.join(folder, "escape"),
+                        os.path.join(folder, "escape.c")], check=True)
+        subprocess.run([os.path.join(folder, "escape")], check=True)
+        """)
+
+
+# 5. Student code the trusted process must never parse: quadratic IPython magics, and a
+#    literal that costs gigabytes to parse.
+MANY_MAGICS = "\n".join(["!ls"] * 15_000) + "\n"
+HUGE_PARSE = "x = [" + "1," * (4 * 2**20) + "]\n"
+
+# 6. Memory that RLIMIT_AS does not count.
+MEMFD = """
+import os
+fd = os.memfd_create("hog")
+os.ftruncate(fd, 4 * 2**30)
+with open(f"/proc/self/fd/{fd}", "wb") as handle:
+    for _ in range(4 * 2**10):
+        handle.write(b"x" * 2**20)
+"""
+SHM_FILE = """
+with open("/dev/shm/hog", "wb") as handle:
+    for _ in range(2**12):
+        handle.write(b"x" * 2**20)
+"""
+
+
+# 7. Leaks: the TA's environment, and a function that quotes its (hidden) arguments.
+def leaks_environment(ctx: Context) -> str:
+    return code(f"""
+        import os
+        raise ValueError("token=" + os.environ.get({TOKEN_ENV!r}, "absent") + " path=" + os.getcwd())
+        """)
+
+
+QUOTES_ARGUMENTS = """
+def stable_softmax(scores, mask=None, temperature=1.0):
+    raise ValueError(f"I was called with {scores!r} and {mask!r}")
+"""
+
+
+def leaks(folder: Path, student: str, ctx: Context) -> None:
+    notebook = cohort.solved_notebook(student)
+    cohort.set_cell(notebook, "stable_softmax", lambda _: code(QUOTES_ARGUMENTS))
+    at = cell_index(notebook, "score_entry_count") + 1
+    notebook.cells.insert(at, nbformat.v4.new_code_cell(leaks_environment(ctx)))
+    write_submission(folder, student, notebook)
+
+SANDBOX_CASES: list[Hostile] = [
+    Hostile(
+        "bad_strings",
+        "cells raise messages with a lone surrogate, terminal escapes, NUL and a formula",
+        with_cells(*BAD_STRINGS),
+        Expect(notes=(raised("ValueError"),)),
+    ),
+    Hostile(
+        "forged_reply",
+        "a cell replaces the worker's send with one that replies {'ok': False, 'error': {}}",
+        with_cells(FORGED_REPLY, after="hand_example"),
+        Expect(notes=(MALFORMED,)),
+    ),
+    Hostile(
+        "stops_reading",
+        "a cell replaces the worker's receive with a sleep; the next cell is an 8 MiB literal",
+        with_cells(STOPS_READING, LARGE_LITERAL),
+        # Its own functions cannot be called any more: their points are this student's loss.
+        Expect(notes=(SKIPPED_TIMEOUT,), unsure=(*FUNCTION_PARTS, "evidence")),
+    ),
+    Hostile(
+        "escapes_tracking",
+        "a compiled helper: setsid, pid hopping, a thread that outlives its main thread",
+        lambda folder, student, ctx: with_cells(escapes_tracking(ctx))(folder, student, ctx),
+        Expect(),
+    ),
+    Hostile(
+        "expensive_to_parse",
+        "15,000 `!ls` lines in one cell, and a 4 Mi-element list literal",
+        with_cells(MANY_MAGICS, HUGE_PARSE),
+        Expect(notes=(r"notebook cell \d+ was skipped",)),
+    ),
+    Hostile(
+        "memory_outside_rlimit",
+        "memfd_create and /dev/shm files of gigabytes",
+        with_cells(MEMFD, SHM_FILE),
+        Expect(notes=(raised("PermissionError"), raised("OSError"))),
+    ),
+    Hostile(
+        "leaks",
+        "raises the TA's environment token and its working directory; stable_softmax "
+        "raises an error quoting its arguments",
+        leaks,
+        Expect(
+            zero=("stable_softmax",),
+            lost=("stable_softmax", "scaled_dot_product_attention", "value_intervention"),
+            notes=(r"token=absent",),
+            messages={"stable_softmax": r"the message quoted the check's inputs"},
+            unsure=("evidence",),
+        ),
+    ),
+]
+"""Appended to ``hostile_cases.HOSTILE``."""

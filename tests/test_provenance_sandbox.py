@@ -1,0 +1,160 @@
+"""Evidence provenance through the real sandbox: whole notebooks graded by ``grade_submission``.
+
+The file must be what the submitted functions compute. A correct notebook keeps
+14/14 with no review; stubs with a file from the reference or from torch keep only
+the identity section and are flagged; a buggy notebook keeps what the verifier
+gives its honest file, and loses what its code does not reproduce otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import solutions
+from autograder.authoring import sample_cohort
+from autograder.authoring.sample_cohort import GOOD_LIMITATION, solved_notebook
+from autograder.authoring.sync import grade_id
+from autograder.grading.submission import load_submission
+from autograder.spec import SPEC
+from solutions.evidence import build_evidence
+from tests.support.evidence_files import TORCH_API, honest_evidence, notebook_code
+
+pytestmark = pytest.mark.slow
+
+STUDENT = "s-provenance"
+SECTION_TITLES = ("the hand example", "the masked case", "the parity check", "the intervention")
+TORCH_MASK = "torch.from_numpy(np.array(mask, dtype=bool))"
+
+
+@pytest.fixture(scope="module")
+def session():
+    from autograder.grading.grade_one import GradingSession
+
+    session = GradingSession.start()
+    yield session
+    session.close()
+
+
+def stubs_notebook(student: str) -> nbformat.NotebookNode:
+    """The release notebook with the student id and limitation set, every stub left in."""
+    notebook = nbformat.read(SPEC.release_notebook, as_version=4)
+    solved = {grade_id(c): c.source for c in solved_notebook(student).cells if grade_id(c)}
+    for cell in notebook.cells:
+        if grade_id(cell) == SPEC.part("limitation").cell:
+            cell.source = solved[grade_id(cell)]
+        elif cell.cell_type == "code" and cell.source.startswith("STUDENT_ID"):
+            cell.source = f'STUDENT_ID = "{student}"'
+    return notebook
+
+
+def bug(name: str) -> nbformat.NotebookNode:
+    notebook = solved_notebook(STUDENT)
+    variant = next(v for v in sample_cohort.VARIANTS if v.name == name)
+    variant.apply(notebook, Path("."), STUDENT)
+    return notebook
+
+
+def torch_mask_inverted() -> nbformat.NotebookNode:
+    notebook = solved_notebook(STUDENT)
+    sample_cohort.set_cell(notebook, "torch_sdpa", lambda s: s.replace(TORCH_MASK, "~" + TORCH_MASK))
+    assert "~" + TORCH_MASK in notebook_code(notebook)
+    return notebook
+
+
+def grade(session, folder: Path, notebook: nbformat.NotebookNode | None, evidence: dict):
+    from autograder.grading.grade_one import grade_submission
+
+    folder.mkdir(parents=True)
+    if notebook is not None:
+        (folder / SPEC.notebook).write_text(nbformat.writes(notebook), encoding="utf-8")
+    (folder / SPEC.evidence_file).write_text(json.dumps(evidence, indent=2), encoding="utf-8")
+    return grade_submission(load_submission(folder, STUDENT), session)
+
+
+def part(result, name: str):
+    return next(p for p in result.parts if p.part == name)
+
+
+def provenance_messages(result) -> list[str]:
+    return [m for m in part(result, "evidence").messages if "do not reproduce" in m
+            or "no notebook of yours could be run" in m]
+
+
+REFERENCE = build_evidence(vars(solutions), STUDENT, GOOD_LIMITATION)
+
+
+def test_a_correct_submission_keeps_14_of_14_without_review(session, tmp_path):
+    result = grade(session, tmp_path / "ok", solved_notebook(STUDENT), REFERENCE)
+    evidence = part(result, "evidence")
+    assert (evidence.points, evidence.needs_review, evidence.messages) == (14, False, [])
+    assert result.score == SPEC.total_points and not result.needs_review
+
+
+@pytest.mark.parametrize("made_by", ["reference", "torch"])
+def test_stubs_with_a_borrowed_file_keep_only_the_identity_section(session, tmp_path, made_by):
+    evidence = REFERENCE if made_by == "reference" else honest_evidence(
+        TORCH_API, STUDENT, GOOD_LIMITATION)
+    result = grade(session, tmp_path / made_by, stubs_notebook(STUDENT), evidence)
+    assert all(part(result, name).points == 0 for name in SPEC.function_parts)
+    assert part(result, "evidence").points == SPEC.evidence_sections["identity"]
+    assert part(result, "evidence").needs_review and result.needs_review
+    messages = provenance_messages(result)
+    for title in SECTION_TITLES:
+        assert any(f"do not reproduce {title}:" in m for m in messages), (title, messages)
+    assert part(result, "limitation").points == 8 and not part(result, "limitation").needs_review
+
+
+def test_wrong_scale_honest_file_keeps_what_the_verifier_gives(session, tmp_path):
+    notebook = bug("unscaled_scores")
+    honest = honest_evidence(notebook_code(notebook), STUDENT, GOOD_LIMITATION)
+    result = grade(session, tmp_path / "honest", notebook, honest)
+    assert provenance_messages(result) == []
+    assert part(result, "evidence").points == 2 and not part(result, "evidence").needs_review
+    borrowed = grade(session, tmp_path / "borrowed", notebook, REFERENCE)
+    assert part(borrowed, "evidence").points == 2 and part(borrowed, "evidence").needs_review
+    assert len(provenance_messages(borrowed)) == 4
+
+
+def test_a_torch_bug_costs_parity_only_when_the_file_is_borrowed(session, tmp_path):
+    notebook = torch_mask_inverted()
+    honest = honest_evidence(notebook_code(notebook), STUDENT, GOOD_LIMITATION)
+    result = grade(session, tmp_path / "honest", notebook, honest)
+    assert part(result, "evidence").points == 12 and not part(result, "evidence").needs_review
+    assert provenance_messages(result) == []
+    borrowed = grade(session, tmp_path / "borrowed", notebook, REFERENCE)
+    assert part(borrowed, "evidence").points == 12 and part(borrowed, "evidence").needs_review
+    (message,) = provenance_messages(borrowed)
+    assert message.startswith("/parity/") and "the parity check" in message
+    assert {p.part: p.points for p in borrowed.parts if p.part != "evidence"} == {
+        p.part: p.points for p in result.parts if p.part != "evidence"}
+
+
+def test_no_notebook_reproduces_nothing(session, tmp_path):
+    result = grade(session, tmp_path / "none", None, REFERENCE)
+    assert result.status == "ungradable"
+    assert part(result, "evidence").points == 2 and part(result, "evidence").needs_review
+    assert len(provenance_messages(result)) == 4
+
+
+def test_a_lookup_table_for_the_evidence_inputs_goes_to_review(session, tmp_path):
+    """value_intervention returns stored numbers for this student's evidence inputs only:
+    it reproduces the file but scores 0 on its checks, so a TA looks (points stand)."""
+    stored = {name: REFERENCE["intervention"][name]
+              for name in ("weights_before", "weights_after", "context_before", "context_after")}
+    lookup = (
+        "def value_intervention(Q, K, V, index, new_value, mask=None):\n"
+        f"    if np.array_equal(Q, {REFERENCE['masked_case']['queries']!r}):\n"
+        f"        return {{k: np.array(v) for k, v in {stored!r}.items()}}\n"
+        "    raise NotImplementedError()\n"
+    )
+    notebook = solved_notebook(STUDENT)
+    sample_cohort.set_cell(notebook, "value_intervention", lambda _: lookup)
+    result = grade(session, tmp_path / "lookup", notebook, REFERENCE)
+    assert part(result, "value_intervention").points == 0
+    evidence = part(result, "evidence")
+    assert evidence.points == 14 and evidence.needs_review and result.needs_review
+    assert any("`value_intervention` scored 0 on the hidden checks" in m for m in evidence.messages)
