@@ -19,6 +19,7 @@ from hostile_cases import (
     Context,
     Expect,
     Hostile,
+    _stubs_plus_cells,
     cell_index,
     code,
     cohort,
@@ -125,6 +126,49 @@ def leaks(folder: Path, student: str, ctx: Context) -> None:
     notebook.cells.insert(at, nbformat.v4.new_code_cell(leaks_environment(ctx)))
     write_submission(folder, student, notebook)
 
+# 10. Points without work: every stub left, the evidence file made by torch with the
+#     notebook's own helper; and a keyword-stuffed limitation with correct code.
+STUFFED = ("Quadratic. Purple elephants dance on the rooftop while seven trombones whisper "
+           "about marmalade, and nobody asks the weather for permission to sing loudly.")
+
+
+def stubs_with_torch_evidence(folder: Path, student: str, ctx: Context) -> None:
+    import torch
+
+    def torch_attention(Q, K, V, mask=None, scale=None):  # noqa: ANN001, ANN202
+        q, k, v = (torch.as_tensor(x) for x in (Q, K, V))
+        m = None if mask is None else torch.as_tensor(mask)
+        weights = torch.softmax((q @ k.transpose(-2, -1)) / q.shape[-1] ** 0.5
+                                + (0 if m is None else torch.where(m, 0.0, float("-inf"))), -1)
+        return (weights @ v).numpy(), weights.numpy()
+
+    api = {
+        "scaled_dot_product_attention": lambda Q, K, V, mask=None: torch_attention(Q, K, V, mask),
+        "attention_scores": lambda Q, K, scale=None: (
+            (torch.as_tensor(Q) @ torch.as_tensor(K).T).numpy()
+            * (1.0 / Q.shape[-1] ** 0.5 if scale is None else scale)),
+        "torch_sdpa": lambda Q, K, V, mask=None: torch_attention(Q, K, V, mask)[0],
+        "value_intervention": lambda Q, K, V, index, new_value, mask=None: _intervene(
+            torch_attention, Q, K, V, index, new_value, mask),
+    }
+    write_submission(folder, student, _stubs_plus_cells(student, []))
+    cohort.write_evidence(folder, student, functions=api)
+
+
+def _intervene(attend, Q, K, V, index, new_value, mask):  # noqa: ANN001, ANN202
+    after = V.copy()
+    after[index] = new_value
+    context_before, weights_before = attend(Q, K, V, mask)
+    context_after, weights_after = attend(Q, K, after, mask)
+    return {"weights_before": weights_before, "weights_after": weights_after,
+            "context_before": context_before, "context_after": context_after}
+
+
+def stuffed_limitation(folder: Path, student: str, ctx: Context) -> None:
+    write_submission(folder, student)
+    cohort.write_evidence(folder, student, limitation=STUFFED)
+
+
 SANDBOX_CASES: list[Hostile] = [
     Hostile(
         "bad_strings",
@@ -175,6 +219,19 @@ SANDBOX_CASES: list[Hostile] = [
             messages={"stable_softmax": r"the message quoted the check's inputs"},
             unsure=("evidence",),
         ),
+    ),
+    Hostile(
+        "points_without_work",
+        "every stub left in; the evidence file made by torch with the notebook's own helper",
+        stubs_with_torch_evidence,
+        Expect(zero=FUNCTION_PARTS, lost=(*FUNCTION_PARTS, "evidence"),
+               messages={"evidence": r"do not reproduce"}),
+    ),
+    Hostile(
+        "stuffed_limitation",
+        "correct code; the limitation is one keyword and a sentence about trombones",
+        stuffed_limitation,
+        Expect(lost=("limitation",), messages={"limitation": r"(not about attention|person)"}),
     ),
 ]
 """Appended to ``hostile_cases.HOSTILE``."""
