@@ -42,7 +42,8 @@ def attention_scores(Q: ArrayLike, K: ArrayLike, scale: float | None = None) -> 
 
     Q has shape ``(..., n_q, d_k)`` and K ``(..., n_k, d_k)``; leading
     (batch/head) dimensions broadcast. ``scale=None`` means ``1 / sqrt(d_k)``,
-    which keeps the scores' spread independent of the key width.
+    which keeps the scores' spread independent of the key width. Float32 in,
+    float32 out; Q and K with different ``d_k`` raise ``ValueError``.
     """
     ### BEGIN SOLUTION
     Q = np.asarray(Q)
@@ -68,7 +69,9 @@ def additive_scores(
     """Additive (Bahdanau) scores ``s_ij = w_v . tanh(q_i W_q + k_j W_k)``.
 
     Q: ``(..., n_q, d_q)``, K: ``(..., n_k, d_k)``, W_q: ``(d_q, h)``,
-    W_k: ``(d_k, h)``, w_v: ``(h,)``. Returns ``(..., n_q, n_k)``.
+    W_k: ``(d_k, h)``, w_v: ``(h,)``. Returns ``(..., n_q, n_k)``. A ``w_v``
+    whose length is not ``h`` (or projections of different widths) raises
+    ``ValueError``.
     """
     ### BEGIN SOLUTION
     Q, K, W_q, W_k, w_v = (np.asarray(x) for x in (Q, K, W_q, W_k, w_v))
@@ -94,7 +97,8 @@ def stable_softmax(
     divides the scores: below 1 sharpens, above 1 flattens; a temperature
     that is not a finite number > 0 raises ``ValueError``. A row with no
     permitted finite score has no softmax: it raises ``ValueError`` naming
-    the row instead of returning NaN. The inputs are not modified.
+    the row by its 0-based index (e.g. "row 2") instead of returning NaN.
+    Float32 in, float32 out. The inputs are not modified.
     """
     ### BEGIN SOLUTION
     scores = np.asarray(scores)
@@ -144,7 +148,8 @@ def causal_mask(n_q: int, n_k: int | None = None) -> np.ndarray:
 def padding_mask(lengths: ArrayLike, n_k: int) -> np.ndarray:
     """Boolean ``(B, n_k)`` key-padding mask: True where ``position < length``.
 
-    ``lengths[b]`` is the number of real (non-filler) keys in sequence b.
+    ``lengths[b]`` is the number of real (non-filler) keys in sequence b;
+    ``lengths`` may be a list or an array.
     Lengths outside ``[0, n_k]`` raise ``ValueError``.
     """
     ### BEGIN SOLUTION
@@ -161,7 +166,8 @@ def combine_masks(causal: ArrayLike, key_padding: ArrayLike) -> np.ndarray:
     """Intersect a causal ``(n_q, n_k)`` mask with a key-padding ``(B, n_k)`` mask.
 
     The padding mask says which *keys* are real, so it is broadcast along the
-    query axis. Returns ``(B, n_q, n_k)``.
+    query axis. Returns ``(B, n_q, n_k)``. Masks with different numbers of
+    keys raise ``ValueError``.
     """
     ### BEGIN SOLUTION
     causal = np.asarray(causal, dtype=bool)
@@ -180,7 +186,8 @@ def attention_context(weights: ArrayLike, V: ArrayLike) -> np.ndarray:
     """Context ``weights @ V``: each query's weighted average of value rows.
 
     weights: ``(..., n_q, n_k)``, V: ``(..., n_k, d_v)``; returns
-    ``(..., n_q, d_v)``. ``d_v`` need not equal ``d_k``.
+    ``(..., n_q, d_v)``. ``d_v`` need not equal ``d_k``. Float32 in, float32
+    out; weights and V with different ``n_k`` raise ``ValueError``.
     """
     ### BEGIN SOLUTION
     weights = np.asarray(weights)
@@ -202,7 +209,9 @@ def scaled_dot_product_attention(
     """Full attention: scores, masked stable softmax, weighted sum of values.
 
     Returns ``(context, weights)`` with shapes ``(..., n_q, d_v)`` and
-    ``(..., n_q, n_k)``.
+    ``(..., n_q, n_k)``, in that order. Build it from your own
+    ``attention_scores``, ``stable_softmax`` and ``attention_context``. Float32
+    in, float32 out; a query row with no permitted key raises ``ValueError``.
     """
     ### BEGIN SOLUTION
     scores = attention_scores(Q, K, scale=scale)
@@ -223,7 +232,8 @@ def torch_sdpa(
     Dropout is off (``dropout_p=0.0``, which PyTorch applies even in eval
     mode otherwise); the mask is passed as a Boolean tensor, where SDPA also
     reads True = may attend. The dtype is preserved (float64 in, float64
-    out). Unlike ``stable_softmax``, SDPA returns zeros for a fully masked row.
+    out). ``scale`` is passed on to SDPA (``None``: its default ``1 / sqrt(d_k)``).
+    Unlike ``stable_softmax``, SDPA returns zeros for a fully masked row.
     """
     ### BEGIN SOLUTION
     import torch
@@ -250,10 +260,15 @@ def value_intervention(
 ) -> dict[str, np.ndarray]:
     """Replace value row ``index`` and report what changes (and what does not).
 
-    Returns a dict with ``weights_before``, ``weights_after``,
-    ``context_before`` and ``context_after``. The weights depend only on Q
-    and K, so they stay the same; the context moves by
-    ``weights[..., :, index] * (new_value - V[index])``. ``V`` is not modified.
+    ``index`` selects a key: the value row ``V[..., index, :]`` (V may have
+    batch and head dimensions, like Q and K). A negative index counts from the
+    end (index -1 is the last key); an index outside the keys raises
+    ``IndexError``. Returns a dict with ``weights_before``, ``weights_after``,
+    ``context_before`` and ``context_after``, computed with your
+    ``scaled_dot_product_attention``. The weights depend only on Q and K, so
+    they stay the same; the context moves by
+    ``weights[..., :, index] * (new_value - V[..., index, :])``. ``V`` is not
+    modified.
     """
     ### BEGIN SOLUTION
     V = np.asarray(V)

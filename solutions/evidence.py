@@ -141,13 +141,26 @@ def build_evidence(
     api: Mapping[str, Callable], student_id: str, limitation: str, cohort: str | None = None
 ) -> dict:
     """Run the attention functions found in ``api`` (a name -> function mapping)
-    on this student's evidence inputs and return the evidence as plain JSON data."""
+    on this student's evidence inputs and return the evidence as plain JSON data. A
+    section whose functions fail (or give NaN) holds ``{"error": "..."}`` instead."""
     import platform
 
     import torch
 
     cohort = cohort or None
     inputs = evidence_inputs(student_id, cohort)
+
+    def section(build: Callable[[Mapping[str, Callable], dict], object]) -> object:
+        # One broken function costs only the sections that need it: the error is recorded
+        # in the section's place and the rest of the file (and the limitation) is saved.
+        try:
+            value = build(api, inputs)
+            json.dumps(value, allow_nan=False)  # NaN or infinity: not a result
+            return value
+        except Exception as error:  # noqa: BLE001 - the student's functions, whatever they raise
+            text = f"{type(error).__name__}: {error}".strip().rstrip(":")
+            return {"error": text[:300] or "an error without a message"}
+
     return {
         "schema_version": EVIDENCE_SCHEMA_VERSION,
         "assignment": "h2_attention",
@@ -158,10 +171,10 @@ def build_evidence(
             "numpy": np.__version__,
             "torch": torch.__version__,
         },
-        "hand_example": evidence_hand_example(api, inputs),
-        "masked_case": evidence_masked_case(api, inputs),
-        "parity": evidence_parity(api, inputs),
-        "intervention": evidence_intervention(api, inputs),
+        "hand_example": section(evidence_hand_example),
+        "masked_case": section(evidence_masked_case),
+        "parity": section(evidence_parity),
+        "intervention": section(evidence_intervention),
         "limitation": None if limitation is None else str(limitation).strip(),
     }
 

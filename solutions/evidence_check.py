@@ -10,7 +10,8 @@ from __future__ import annotations
 
 def validate_evidence_file(path: str, schema_path: str) -> list[str]:
     """Return the problems of the evidence file at ``path`` as "pointer: message" strings
-    (an empty list means the file matches the schema). Prints nothing."""
+    (an empty list means the file matches the schema and every section was computed).
+    Prints nothing."""
     import json
     import math
 
@@ -44,4 +45,11 @@ def validate_evidence_file(path: str, schema_path: str) -> list[str]:
     for error in jsonschema.Draft202012Validator(schema).iter_errors(data):
         pointer = "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in error.absolute_path)
         problems.append(f"{pointer}: {error.message}")
+    if isinstance(data, dict) and data.get("student_id") == "your-student-id":
+        problems.append("/student_id: still the placeholder \"your-student-id\"; set STUDENT_ID "
+                        "to your student id and re-run the last cells")
+    for name, section in (data.items() if isinstance(data, dict) else []):
+        if isinstance(section, dict) and isinstance(section.get("error"), str):
+            problems.append(f"/{name}: could not be computed ({section['error']}); this section "
+                            "scores 0 until the functions it needs work")
     return sorted(problems)

@@ -51,9 +51,10 @@ def test_the_copy_has_the_same_key_as_the_checkout(tree):
                                                                '"""Points and feedback for a part."""')),
         ("schemas/" + SPEC.schema, lambda t: t.replace('"description": "', '"description": "Reworded. ', 1)),
         (f"autograder/spec/{SPEC_FILE}", lambda t: t.replace("# Graded parts", "# The graded parts", 1)),
+        ("autograder/checks/test_scores.py", lambda t: t.replace('requires="', 'requires="Reworded: ', 1)),
     ],
     ids=["check docstring", "check comment", "reference docstring", "scoring docstring",
-         "schema description", "spec comment"],
+         "schema description", "spec comment", "requirement clause"],
 )
 def test_prose_edits_keep_saved_grades(tree, relative, edit):
     original = grading_key(tree)
@@ -64,7 +65,7 @@ def test_prose_edits_keep_saved_grades(tree, relative, edit):
     ("relative", "edit"),
     [
         (f"autograder/spec/{SPEC_FILE}", lambda t: t.replace("points = 16", "points = 15", 1)),
-        ("autograder/checks/test_scores.py", lambda t: t.replace("points=2)", "points=3)", 1)),
+        ("autograder/checks/test_scores.py", lambda t: t.replace("points=2,", "points=3,", 1)),
         ("solutions/attention.py", lambda t: t.replace("math.sqrt", "np.sqrt", 1)),
         ("autograder/evidence/limitation.py", lambda t: t.replace("MIN_WORDS = ", "MIN_WORDS = 1 + ", 1)),
         ("schemas/" + SPEC.schema, lambda t: json.dumps({**json.loads(t), "minProperties": 1})),

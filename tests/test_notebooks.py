@@ -21,6 +21,9 @@ def execute(folder: Path, tmp_path: Path) -> nbformat.NotebookNode:
     workdir = tmp_path / folder.name
     shutil.copytree(folder, workdir)
     notebook = nbformat.read(workdir / NOTEBOOK, as_version=4)
+    for cell in notebook.cells:  # as a student does (the evidence check refuses the placeholder)
+        if cell.source.startswith("STUDENT_ID = "):
+            cell.source = 'STUDENT_ID = "s-notebook-test"'
     NotebookClient(
         notebook,
         kernel_name="python3",

@@ -108,12 +108,15 @@ def test_stubs_with_a_borrowed_file_keep_only_the_identity_section(session, tmp_
     assert part(result, "limitation").points == 8 and not part(result, "limitation").needs_review
 
 
-def test_wrong_scale_honest_file_keeps_what_the_verifier_gives(session, tmp_path):
+def test_wrong_scale_honest_file_is_carried_forward(session, tmp_path):
+    """An honest file from code with a scale bug keeps every section (the bug is charged
+    once, in attention_scores); the same code with the reference's file keeps identity only."""
     notebook = bug("unscaled_scores")
     honest = honest_evidence(notebook_code(notebook), STUDENT, GOOD_LIMITATION)
     result = grade(session, tmp_path / "honest", notebook, honest)
     assert provenance_messages(result) == []
-    assert part(result, "evidence").points == 2 and not part(result, "evidence").needs_review
+    assert part(result, "evidence").points == 14 and not part(result, "evidence").needs_review
+    assert any("carried forward" in m for m in part(result, "evidence").messages)
     borrowed = grade(session, tmp_path / "borrowed", notebook, REFERENCE)
     assert part(borrowed, "evidence").points == 2 and part(borrowed, "evidence").needs_review
     assert len(provenance_messages(borrowed)) == 4
@@ -123,7 +126,7 @@ def test_a_torch_bug_costs_parity_only_when_the_file_is_borrowed(session, tmp_pa
     notebook = torch_mask_inverted()
     honest = honest_evidence(notebook_code(notebook), STUDENT, GOOD_LIMITATION)
     result = grade(session, tmp_path / "honest", notebook, honest)
-    assert part(result, "evidence").points == 12 and not part(result, "evidence").needs_review
+    assert part(result, "evidence").points == 14 and not part(result, "evidence").needs_review
     assert provenance_messages(result) == []
     borrowed = grade(session, tmp_path / "borrowed", notebook, REFERENCE)
     assert part(borrowed, "evidence").points == 12 and part(borrowed, "evidence").needs_review

@@ -96,19 +96,12 @@ def write_evidence(
     functions: dict | None = None,
 ) -> None:
     """The evidence file the notebook's evidence cell saves for ``student``: made by
-    ``functions`` (the student's own; the reference's by default). When those cannot
-    make a valid file (the cell would refuse NaN, or crash), the file is the reference's,
-    as if saved before the bug was introduced."""
-    try:
-        api = functions if functions is not None else vars(solutions)
-        with np.errstate(all="ignore"):
-            data = evidence_builder.build_evidence(api, student, limitation, cohort=cohort)
-        text = json.dumps(data, indent=2, allow_nan=False)
-    except Exception:  # noqa: BLE001 - a sample's own buggy code
-        if functions is None:
-            raise
-        data = evidence_builder.build_evidence(vars(solutions), student, limitation, cohort=cohort)
-        text = json.dumps(data, indent=2, allow_nan=False)
+    ``functions`` (the student's own; the reference's by default). A section those cannot
+    compute is recorded as an error, as the notebook's helper does."""
+    api = functions if functions is not None else vars(solutions)
+    with np.errstate(all="ignore"):
+        data = evidence_builder.build_evidence(api, student, limitation, cohort=cohort)
+    text = json.dumps(data, indent=2, allow_nan=False)
     (folder / evidence_builder.EVIDENCE_FILENAME).write_text(text)
 
 

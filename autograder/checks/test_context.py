@@ -25,14 +25,14 @@ def _check(student: Student, reference: ModuleType, weights: np.ndarray, V: np.n
                         diagnose=lambda g: mc.context_signatures(V, g, weights))
 
 
-@pytest.mark.part(NAME, points=1)
+@pytest.mark.part(NAME, points=1, requires="Context ``weights @ V``: each query's weighted average of value rows")
 def test_hand_example(student: Student, reference: ModuleType) -> None:
     """Context of the lecture's hand example"""
     weights = reference.stable_softmax(reference.attention_scores(probes.HAND_Q, probes.HAND_K))
     _check(student, reference, weights, probes.HAND_V, "the context")
 
 
-@pytest.mark.part(NAME, points=2)
+@pytest.mark.part(NAME, points=2, requires="weights: ``(..., n_q, n_k)``, V: ``(..., n_k, d_v)``; returns ``(..., n_q, d_v)``")
 def test_batched_with_value_width(student: Student, reference: ModuleType) -> None:
     """Batched context (..., n_q, d_v) with d_v different from n_k"""
     lead = (probes.B, probes.H)
@@ -40,7 +40,7 @@ def test_batched_with_value_width(student: Student, reference: ModuleType) -> No
     _check(student, reference, _weights(reference, 501, lead), V, "the batched context")
 
 
-@pytest.mark.part(NAME, points=1)
+@pytest.mark.part(NAME, points=1, requires="Float32 in, float32 out")
 def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
     """float32 weights and values give a float32 context"""
     weights = _weights(reference, 511).astype(np.float32)
@@ -49,7 +49,7 @@ def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
     expect_dtype(got, np.float32, "the context for float32 inputs", diagnosis=mc.dtype_signatures(np.dtype(np.float32), got))
 
 
-@pytest.mark.part(NAME, points=1)
+@pytest.mark.part(NAME, points=1, requires="weights and V with different ``n_k`` raise ``ValueError``")
 def test_mismatched_key_count_raises(student: Student, reference: ModuleType) -> None:
     """Weights and V with different numbers of keys raise ValueError"""
     weights = _weights(reference, 521)

@@ -39,6 +39,23 @@ def _layer_state(findings: list[Finding], layer: str, ran: bool = True) -> str:
     return "failed" if any(f.layer == layer and f.severity == "error" for f in findings) else "passed"
 
 
+def section_errors(data: dict, skip: set[str]) -> list[Finding]:
+    """A section the notebook could not compute (``{"error": ...}``): it scores 0, and only
+    it; the rest of the file and the limitation are graded as usual."""
+    findings = []
+    for name in SECTIONS:
+        value = data.get(name)
+        if name in skip or not (isinstance(value, dict) and "error" in value):
+            continue
+        findings.append(Finding(
+            code="section_not_computed", part="evidence", layer="consistency",
+            pointer=f"/{name}", check=name,
+            message=(f"the notebook could not compute this section ({value['error']}); it scores "
+                     "0 until the functions it needs work: fix them and re-run the notebook"),
+        ))
+    return findings
+
+
 def _verify(source: str | os.PathLike[str] | bytes, student_id: str | None,
             cohort: str | None) -> EvidenceReport:
     name = _source_name(source)
@@ -49,11 +66,14 @@ def _verify(source: str | os.PathLike[str] | bytes, student_id: str | None,
 
     schema = schema_findings(data)
     skip = sections_with(schema)
+    not_computed = section_errors(data, skip)
+    skip |= {finding.check for finding in not_computed}
     schema += structure_findings(data, skip)
-    skip = sections_with(schema)
+    skip = sections_with(schema) | {finding.check for finding in not_computed}
     evidence_schema_ok = not any(f.part == "evidence" for f in schema)
 
-    consistency = consistency_findings(data, skip, student_id=student_id, cohort=cohort)
+    consistency = not_computed + consistency_findings(
+        data, skip, student_id=student_id, cohort=cohort)
     limitation = judge_limitation(data.get("limitation"))
     findings = schema + consistency + limitation.findings
 

@@ -47,6 +47,15 @@ class CheckFailure(Exception):
         self.student_error = student_error
 
 
+class CarriedForward(Exception):
+    """A check's verdict "passed, carried forward": the function is right about how it uses
+    the student's own earlier functions, and only those are wrong (charged in their parts)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 def fail(message: str, diagnosis: Diagnosis = None) -> None:
     """Raise ``CheckFailure``; for checks of plain conditions."""
     raise CheckFailure(message, diagnosis)

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from autograder.evidence import EvidenceReport
+from autograder.evidence import EvidenceReport, Finding
 from autograder.grading.provenance import Provenance
 from autograder.grading.scoring import PartScore
 from autograder.spec import SPEC
+
+CARRIED_NOTE = (
+    "carried forward: these are the numbers your own functions compute, so the section keeps "
+    "its points; the bugs behind them cost points once, in the functions' own parts"
+)
 
 
 def evidence_part_scores(
@@ -17,8 +22,14 @@ def evidence_part_scores(
     their points, say why, and flag the evidence part for review."""
     points = SPEC.part_points
     provenance = provenance or Provenance()
-    findings = [*report.findings, *provenance.findings]
+    carried = set(provenance.carried)
+    notes = [Finding(code="carried_forward", part="evidence", layer="provenance",
+                     pointer=f"/{section}", check=section, severity="warning",
+                     message=CARRIED_NOTE) for section in provenance.carried]
+    findings = [*(f for f in report.findings if f.check not in carried), *provenance.findings,
+                *notes]
     unreproduced = sum(float(report.checks.get(section, 0)) for section in provenance.lost)
+    recovered = sum(float(SPEC.evidence_sections[section]) for section in carried)
     scores = {}
     for part in SPEC.evidence_parts:
         messages = tuple(
@@ -30,7 +41,7 @@ def evidence_part_scores(
         )
         earned = min(float(report.points.get(part, 0.0)), float(points[part]))
         if part == "evidence":
-            earned = max(0.0, earned - unreproduced)
+            earned = min(float(points[part]), max(0.0, earned - unreproduced) + recovered)
         if part == "limitation" and earned < points[part] and not messages:
             messages = ("the evidence file could not be read (see the evidence part), "
                         "so there was no limitation to grade",)

@@ -18,6 +18,7 @@ from autograder.grading.provenance import check_provenance, without_code
 from autograder.grading.scoring import PartScore
 from autograder.grading.submission import Submission
 from autograder.results.result import (
+    STATUS_ERROR,
     STATUS_GRADED,
     STATUS_UNGRADABLE,
     PartResult,
@@ -111,7 +112,7 @@ def _tests(score: PartScore) -> list[TestResult]:
         ]
     tests = []
     for check in score.checks:
-        output = check.message if check.status != "passed" else ""
+        output = check.message  # a failure's reason, or "carried forward from ..." on a pass
         output = "\n".join([output, *_explain(check.diagnoses)]).strip()
         tests.append(
             TestResult(
@@ -196,11 +197,22 @@ def grade_submission(
     order = list(SPEC.part_points)
     scores.sort(key=lambda s: order.index(s.part))
     parts = [_part_result(score) for score in scores]
+    # A check that crashed for the grader's own reasons decides nothing: the submission is a
+    # grader error (not saved as graded, retried on the next run), the detail is the TA's.
+    faults = [f"{check.name}: {check.internal}" for score in scores for check in score.checks
+              if check.internal]
+    status = STATUS_UNGRADABLE if submission.fatal else STATUS_GRADED
+    reason = submission.fatal or "; ".join(notes)
+    if faults:
+        status = STATUS_ERROR
+        reason = (f"internal grader error in {len(faults)} hidden check(s), not the student's "
+                  "doing: the submission will be graded again on the next run")
     return SubmissionResult(
         student=submission.student,
         assignment=SPEC.name,
-        status=STATUS_UNGRADABLE if submission.fatal else STATUS_GRADED,
-        reason=submission.fatal or "; ".join(notes),
+        status=status,
+        reason=reason,
+        faults=faults,
         parts=parts,
         tests=[test for score in scores for test in _tests(score)],
         notes=notes,

@@ -106,8 +106,15 @@ MISCONCEPTIONS: dict[str, str] = {
         "(e.g. np.array(x) or x.copy()) or use operations that create new arrays."
     ),
     "dtype_not_preserved": (
-        "The result's dtype differs from the inputs' (e.g. float32 in, float64 out). Avoid "
-        "mixing in float64 NumPy scalars such as np.sqrt(d); use math.sqrt or keep the dtype."
+        "The result's dtype differs from the inputs' (float32 in must give float32 out). "
+        "Something in the computation made float64: a float64 NumPy scalar (np.sqrt(d), "
+        "np.float64(...)), np.asarray(x, dtype=float), or an array made with the default dtype "
+        "(np.zeros(shape), np.full(...)) mixed in. Use math.sqrt, and give new arrays the "
+        "inputs' dtype (dtype=x.dtype)."
+    ),
+    "sdpa_pair_order": (
+        "scaled_dot_product_attention returns the pair (context, weights), in that order; "
+        "yours returns (weights, context)."
     ),
     "additive_no_tanh": "The additive score needs the tanh: s_ij = w_v . tanh(q_i W_q + k_j W_k).",
     "additive_swapped_projections": (

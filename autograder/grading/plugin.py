@@ -1,7 +1,9 @@
 """The pytest plugin that runs hidden checks against one submission and records verdicts.
 
 It provides the ``student`` and ``reference`` fixtures, registers the
-``part`` marker, and turns each check's outcome into a ``CheckResult``:
+``part`` marker (graded part, points, and ``requires``: the clause of the
+release notebook that states the rule the check enforces), and turns each
+check's outcome into a ``CheckResult``:
 ``CheckFailure`` -> its student-facing message; a ``StudentError`` that
 escaped a check -> that error, stated plainly; anything else -> a generic
 message (the detail is kept in ``internal`` for the teaching team, never
@@ -16,11 +18,13 @@ from typing import Any, Literal
 
 import pytest
 
-from autograder.grading.assertions import CheckFailure
+from autograder.grading.assertions import CarriedForward, CheckFailure
 from autograder.grading.student import Student, StudentError
 
 Status = Literal["passed", "failed", "error"]
 GENERIC_MESSAGE = "This check could not evaluate your function's result."
+# What ``describe_item`` knows about a check but a result (results.json) does not carry.
+NOT_IN_RESULTS = frozenset({"requires"})
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,11 @@ class CheckPlugin:
         self.problems: list[str] = []
 
     def pytest_configure(self, config: pytest.Config) -> None:
-        config.addinivalue_line("markers", "part(name, points): graded part and points of a check")
+        config.addinivalue_line(
+            "markers",
+            "part(name, points, requires): graded part and points of a check, and the clause of "
+            "the release notebook that states the rule it enforces",
+        )
 
     @pytest.fixture
     def student(self) -> Student:
@@ -70,6 +78,11 @@ class CheckPlugin:
             marker = item.get_closest_marker("part")
             if marker is None or not marker.args or "points" not in marker.kwargs:
                 self.problems.append(f"{item.nodeid}: missing @pytest.mark.part(name, points=...)")
+            elif not _requires(marker):
+                self.problems.append(
+                    f"{item.nodeid}: missing requires=... in @pytest.mark.part: the clause of the "
+                    "release notebook that states the rule this check enforces"
+                )
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
@@ -80,7 +93,9 @@ class CheckPlugin:
 
 
 def describe_item(item: pytest.Item) -> dict[str, Any]:
-    """Name, title, part and points of a collected check."""
+    """Name, title, part, points and ``requires`` (the notebook clause the check
+    traces to) of a collected check. ``requires`` is for the teaching team and the
+    traceability test; ``verdict`` leaves it out of the ``CheckResult``."""
     marker = item.get_closest_marker("part")
     part = str(marker.args[0]) if marker and marker.args else "?"
     max_points = int(marker.kwargs.get("points", 0)) if marker else 0
@@ -90,7 +105,14 @@ def describe_item(item: pytest.Item) -> dict[str, Any]:
         "title": _title(item),
         "part": part,
         "max_points": max_points,
+        "requires": _requires(marker) if marker else "",
     }
+
+
+def _requires(marker: pytest.Mark) -> str:
+    """The marker's ``requires`` clause, stripped; empty if missing or not text."""
+    requires = marker.kwargs.get("requires")
+    return requires.strip() if isinstance(requires, str) else ""
 
 
 def _verdict(item: pytest.Item, call: pytest.CallInfo[Any]) -> CheckResult:
@@ -100,9 +122,12 @@ def _verdict(item: pytest.Item, call: pytest.CallInfo[Any]) -> CheckResult:
 def verdict(common: dict[str, Any], exc: BaseException | None) -> CheckResult:
     """A check's result from how it ended: no exception, a ``CheckFailure``, a
     ``StudentError`` that escaped, or anything else (a generic message)."""
+    common = {key: value for key, value in common.items() if key not in NOT_IN_RESULTS}
     max_points = common["max_points"]
     if exc is None:
         return CheckResult(**common, points=max_points, status="passed")
+    if isinstance(exc, CarriedForward):
+        return CheckResult(**common, points=max_points, status="passed", message=exc.message)
     if isinstance(exc, CheckFailure):
         error = exc.student_error.signature() if exc.student_error else None
         return CheckResult(

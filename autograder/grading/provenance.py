@@ -126,6 +126,7 @@ class Provenance:
     checked: tuple[str, ...] = ()  # sections recomputed
     calls: int = 0  # calls into the student's code
     seconds: float = 0.0
+    carried: tuple[str, ...] = ()  # failed sections the file holds honestly: carried forward
 
     @property
     def lost(self) -> frozenset[str]:
@@ -154,6 +155,24 @@ def at_stake(report: EvidenceReport) -> list[str]:
     return [section for section in SECTIONS if report.checks.get(section, 0) > 0]
 
 
+def carry_candidates(report: EvidenceReport) -> list[str]:
+    """Sections that scored 0 for their numbers alone (consistency findings only: no schema
+    error, not an uncomputed section, not another student's inputs)."""
+    if report.data is None or "inputs_other_student" in report.codes():
+        return []
+    candidates = []
+    for section in SECTIONS:
+        if report.checks.get(section, 0) > 0:
+            continue
+        own = [f for f in report.findings
+               if f.check == section or f.pointer == f"/{section}"
+               or f.pointer.startswith(f"/{section}/")]
+        if own and all(f.layer == "consistency" and f.code != "section_not_computed"
+                       and f.check == section for f in own):
+            candidates.append(section)
+    return candidates
+
+
 def _owner(data: dict, student_id: str | None, cohort: str | None) -> tuple[str, str | None]:
     """Whose inputs the file must hold: as the verifier's identity check decides it."""
     cohort = cohort or None  # no cohort and an empty one give the same seed
@@ -175,7 +194,8 @@ def check_provenance(
     ``failed_functions``: function parts that scored 0 on the hidden checks; a section
     they reproduce keeps its points but is flagged for review."""
     sections = at_stake(report)
-    if report.data is None or not sections:
+    candidates = carry_candidates(report)
+    if report.data is None or not (sections or candidates):
         return Provenance()
     started = time.monotonic()
     inputs = builder.evidence_inputs(*_owner(report.data, student_id, cohort))
@@ -202,7 +222,13 @@ def check_provenance(
             ), severity="review")
         if finding is not None:
             findings.append(finding)
-    return Provenance(tuple(findings), tuple(sections), calls, time.monotonic() - started)
+    # Error carried forward: a section the verifier failed only because the student's
+    # functions compute other numbers keeps its points when the file holds exactly those
+    # numbers (the functions' bugs are charged in their own parts, once).
+    carried = tuple(section for section in candidates
+                    if _reproduce(section, report.data[section], api, inputs) is None)
+    return Provenance(tuple(findings), tuple(sections), calls, time.monotonic() - started,
+                      carried)
 
 
 def without_code(report: EvidenceReport) -> Provenance:

@@ -96,7 +96,7 @@ def collect_checks() -> tuple[CollectedCheck, ...]:
 
 
 class _CollectionValidator:
-    """Reuses CheckPlugin's collection checks (every check has a part and points)."""
+    """Reuses CheckPlugin's collection checks (every check has a part, points and requires)."""
 
     def __init__(self, plugin: CheckPlugin) -> None:
         self.pytest_configure = plugin.pytest_configure

@@ -61,16 +61,20 @@ def score_parts(results: Iterable[CheckResult], part_points: Mapping[str, int] |
 
 def _messages(checks: list[CheckResult]) -> tuple[str, ...]:
     failed = [c for c in checks if c.status != "passed"]
+    carried = sorted({c.message for c in checks if c.status == "passed" and c.message})
     if not failed:
-        return ()
+        return tuple(carried)
     errors = {c.student_error for c in failed}
     if len(failed) == len(checks) and len(errors) == 1 and None not in errors:
         # Missing or raising everywhere: say it once, not once per check.
-        return (failed[0].message if failed[0].status == "error" else _error_text(failed[0]),)
+        same = len({c.message for c in failed}) == 1
+        return (failed[0].message if failed[0].status == "error" or same
+                else _error_text(failed[0]),)
     grouped: dict[str, list[str]] = {}
     for check in failed:
         grouped.setdefault(check.message, []).append(check.title)
-    return tuple(f"{'; '.join(titles)}: {message}" for message, titles in grouped.items())
+    return tuple(f"{'; '.join(titles)}: {message}" for message, titles in grouped.items()) + tuple(
+        carried)
 
 
 def _error_text(check: CheckResult) -> str:

@@ -63,6 +63,7 @@ class SubmissionResult:
     seconds: float = 0.0
     submitted_at: str = ""  # nbgrader's timestamp, when there is one
     late: bool = False  # submitted after the due date (decided by the coordinator)
+    faults: list[str] = field(default_factory=list)  # checks that crashed: the grader's, for the TA
 
     @property
     def score(self) -> float:
@@ -111,6 +112,7 @@ class SubmissionResult:
                 "seconds": round(self.seconds, 3),
                 "submitted_at": self.submitted_at,
                 "late": self.late,
+                "grader_faults": self.faults,
             },
         }
 
@@ -143,6 +145,7 @@ class SubmissionResult:
             seconds=extra.get("seconds", 0.0),
             submitted_at=extra.get("submitted_at", ""),
             late=extra.get("late", False),
+            faults=extra.get("grader_faults", []),
         )
 
 

@@ -32,7 +32,8 @@ SCHEMA_PROSE = frozenset({"description", "title", "examples", "$comment"})
 
 
 def code_fingerprint(source: str) -> str:
-    """The module's syntax tree without docstrings: comments and prose do not count."""
+    """The module's syntax tree without docstrings and the checks' ``requires=`` clauses:
+    comments and prose do not count."""
     tree = ast.parse(source)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
@@ -44,6 +45,8 @@ def code_fingerprint(source: str) -> str:
             and isinstance(body[0].value.value, str)
         ):
             node.body = body[1:]
+        if isinstance(node, ast.Call):  # a check's `requires=` clause is prose too
+            node.keywords = [k for k in node.keywords if k.arg != "requires"]
     return ast.dump(tree, annotate_fields=False, include_attributes=False)
 
 

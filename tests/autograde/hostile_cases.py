@@ -55,7 +55,8 @@ FUNCTION_PARTS = (
     "score_entry_count",
 )
 EVIDENCE_PARTS = ("evidence", "limitation")
-# What calls what in a correct solution: a part is lost with any function it calls.
+# What calls what in a correct solution: a function that does not return (or crashes its
+# process) costs the parts that call it too; a wrong result is carried forward instead.
 CALLERS = {
     "attention_scores": ("attention_scores", "scaled_dot_product_attention", "value_intervention"),
     "stable_softmax": ("stable_softmax", "scaled_dot_product_attention", "value_intervention"),
@@ -469,6 +470,7 @@ def strip_metadata(folder: Path, student: str, ctx: Context) -> None:
 # ------------------------------------------------------------ the table
 
 SOFTMAX_LOST = CALLERS["stable_softmax"]
+SOFTMAX_ONLY = ("stable_softmax",)  # wrong values: carried forward, charged once
 # Every submission's evidence file is the reference's (write_submission): code that does not
 # compute those numbers loses the sections it does not reproduce (autograder.grading.provenance).
 NOT_REPRODUCED = ("evidence",)
@@ -558,19 +560,19 @@ HOSTILE: list[Hostile] = [
         "monkeypatch_numpy",
         "np.allclose/array_equal/isclose/testing patched, stable_softmax returns zeros",
         replace_function("stable_softmax", MONKEYPATCH_NUMPY),
-        Expect(zero=("stable_softmax",), lost=SOFTMAX_LOST + NOT_REPRODUCED),
+        Expect(zero=("stable_softmax",), lost=SOFTMAX_ONLY + NOT_REPRODUCED),
     ),
     Hostile(
         "monkeypatch_builtins",
         "builtins.abs/isinstance/round patched, stable_softmax returns uniform rows",
         replace_function("stable_softmax", MONKEYPATCH_BUILTINS),
-        Expect(lost=SOFTMAX_LOST + NOT_REPRODUCED),
+        Expect(lost=SOFTMAX_ONLY + NOT_REPRODUCED),
     ),
     Hostile(
         "lying_array",
         "stable_softmax returns an ndarray subclass whose == is always True",
         replace_function("stable_softmax", LYING_ARRAY),
-        Expect(zero=("stable_softmax",), lost=SOFTMAX_LOST + NOT_REPRODUCED),
+        Expect(zero=("stable_softmax",), lost=SOFTMAX_ONLY + NOT_REPRODUCED),
     ),
     # ---- reading what the grader knows
     Hostile(

@@ -214,7 +214,7 @@ SANDBOX_CASES: list[Hostile] = [
         leaks,
         Expect(
             zero=("stable_softmax",),
-            lost=("stable_softmax", "scaled_dot_product_attention", "value_intervention"),
+            lost=("stable_softmax",),  # its callers carry the error forward
             notes=(r"token=absent",),
             messages={"stable_softmax": r"the message quoted the check's inputs"},
             unsure=("evidence",),

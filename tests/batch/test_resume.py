@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.authoring.sample_cohort import write_evidence
 from autograder.batch.course import RESULTS_JSON, Course
 from autograder.batch.engine import grade_course
 from autograder.spec import SPEC
@@ -42,6 +43,7 @@ def test_unchanged_submissions_are_skipped_and_changed_ones_regraded(tmp_path, o
 
     notebook = course.submitted("b-wrong-axis") / f"{ASSIGNMENT}.ipynb"
     notebook.write_text(notebook.read_text().replace("axis=0, keepdims=True", "axis=-1, keepdims=True"))
+    write_evidence(course.submitted("b-wrong-axis"), "b-wrong-axis")  # re-running the notebook
     third = grade_course(course, options=options)
     assert third.graded == ["b-wrong-axis"]
     assert {r.student: r.score for r in third.results}["b-wrong-axis"] == 100

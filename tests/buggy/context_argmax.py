@@ -6,7 +6,7 @@ from solutions.attention import *
 
 EXPECTED_PART = "attention_context"
 EXPECTED_DIAGNOSIS = "argmax_not_weighted_sum"
-ALSO_AFFECTS = {"scaled_dot_product_attention", "value_intervention"}
+ALSO_AFFECTS = set()
 
 
 def attention_context(weights, V):

@@ -6,7 +6,7 @@ from solutions.attention import *
 
 EXPECTED_PART = "attention_scores"
 EXPECTED_DIAGNOSIS = "dtype_not_preserved"
-ALSO_AFFECTS = {"scaled_dot_product_attention"}
+ALSO_AFFECTS = set()
 
 
 def attention_scores(Q, K, scale=None):

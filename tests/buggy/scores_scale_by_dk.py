@@ -6,7 +6,7 @@ from solutions.attention import *
 
 EXPECTED_PART = "attention_scores"
 EXPECTED_DIAGNOSIS = "scale_by_dk"
-ALSO_AFFECTS = {"scaled_dot_product_attention", "value_intervention"}
+ALSO_AFFECTS = set()
 
 
 def attention_scores(Q, K, scale=None):

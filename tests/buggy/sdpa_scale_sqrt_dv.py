@@ -8,7 +8,7 @@ from solutions.attention import *
 
 EXPECTED_PART = "scaled_dot_product_attention"
 EXPECTED_DIAGNOSIS = "scale_by_sqrt_dv"
-ALSO_AFFECTS = {"value_intervention"}
+ALSO_AFFECTS = set()
 
 
 def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, temperature=1.0):

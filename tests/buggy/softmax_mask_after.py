@@ -6,7 +6,7 @@ from solutions.attention import *
 
 EXPECTED_PART = "stable_softmax"
 EXPECTED_DIAGNOSIS = "mask_after_softmax"
-ALSO_AFFECTS = {"scaled_dot_product_attention", "value_intervention"}
+ALSO_AFFECTS = set()
 
 _reference_softmax = stable_softmax
 

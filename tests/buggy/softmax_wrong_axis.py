@@ -6,7 +6,7 @@ from solutions.attention import *
 
 EXPECTED_PART = "stable_softmax"
 EXPECTED_DIAGNOSIS = "softmax_wrong_axis"
-ALSO_AFFECTS = {"scaled_dot_product_attention", "value_intervention"}
+ALSO_AFFECTS = set()
 
 
 def stable_softmax(scores, mask=None, temperature=1.0):

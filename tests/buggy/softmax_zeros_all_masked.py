@@ -6,7 +6,7 @@ from solutions.attention import *
 
 EXPECTED_PART = "stable_softmax"
 EXPECTED_DIAGNOSIS = "all_masked_zeros"
-ALSO_AFFECTS = {"scaled_dot_product_attention"}
+ALSO_AFFECTS = set()
 
 
 def stable_softmax(scores, mask=None, temperature=1.0):

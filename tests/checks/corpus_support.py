@@ -5,12 +5,18 @@ Its submission is the reference's source text followed by the module's own
 definitions (its ``from solutions... import *`` line removed), so nothing is
 imported from ``solutions`` inside the student namespace and the buggy
 definitions replace the reference ones, just as a later notebook cell would.
+
+A module declares ``EXPECTED_PART`` (the function the bug lives in: it must lose
+points), ``EXPECTED_DIAGNOSIS`` (the misconception code that part must report, or
+``None`` for a bug no code describes: then the part must report no diagnosis at all)
+and ``ALSO_AFFECTS`` (the other parts that lose points; every other part keeps all).
 """
 
 from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -22,7 +28,7 @@ BUGGY_DIR = ROOT / "tests" / "buggy"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from autograder.grading import run_checks, score_parts  # noqa: E402
+from autograder.grading import CheckResult, run_checks, score_parts  # noqa: E402
 from autograder.grading.scoring import PartScore  # noqa: E402
 from tests.support.in_process import InProcessStudent  # noqa: E402
 
@@ -60,7 +66,7 @@ class BuggyCase:
     name: str
     source: str
     expected_part: str
-    expected_diagnosis: str
+    expected_diagnosis: str | None  # None: a bug no misconception code describes
     also_affects: frozenset[str]
 
 
@@ -93,9 +99,27 @@ def _metadata(text: str) -> dict:
 
 
 @cache
+def check_results(source: str) -> tuple[CheckResult, ...]:
+    """Every hidden check's verdict on a one-cell submission, graded in this process
+    (cached: grading is deterministic)."""
+    return tuple(run_checks(InProcessStudent(source)))
+
+
+@cache
 def grade_source(source: str) -> dict[str, PartScore]:
     """Part scores of a one-cell submission (cached: grading is deterministic)."""
-    return score_parts(run_checks(InProcessStudent(source)))
+    return score_parts(check_results(source))
+
+
+def failed_checks(case: BuggyCase) -> set[str]:
+    """Names of the hidden checks ``case`` does not pass (``CheckResult.name``)."""
+    return {result.name for result in check_results(case.source) if result.status != "passed"}
+
+
+def verdicts(results: Iterable[CheckResult]) -> list[tuple[str, str, int, tuple[str, ...]]]:
+    """What a grade is made of, per check: name, status, points and diagnoses (messages
+    are left out: the sandbox makes student text safe, so their wording may differ)."""
+    return [(r.name, r.status, r.points, r.diagnoses) for r in results]
 
 
 def detection(case: BuggyCase) -> tuple[bool, list[str]]:
@@ -105,7 +129,10 @@ def detection(case: BuggyCase) -> tuple[bool, list[str]]:
     target = scores[case.expected_part]
     if target.points >= target.max_points:
         problems.append(f"{case.expected_part} kept full points")
-    if case.expected_diagnosis not in target.diagnoses:
+    if case.expected_diagnosis is None:
+        if target.diagnoses:
+            problems.append(f"{case.expected_part} diagnoses {target.diagnoses}, none declared")
+    elif case.expected_diagnosis not in target.diagnoses:
         problems.append(f"{case.expected_part} diagnoses {target.diagnoses}, not {case.expected_diagnosis}")
     for part, score in scores.items():
         if part == case.expected_part:

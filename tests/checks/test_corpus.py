@@ -1,29 +1,34 @@
-"""The buggy corpus: every misconception loses points on its part, with its diagnosis, and nothing else."""
+"""The buggy corpus: every misconception loses points on its part, with its diagnosis, and nothing else.
+
+Proof per check, not per part: every hidden check fails on at least one buggy
+solution whose bug lives in the function that check grades, and every
+misconception code is reported for at least one of them. A check that could
+always pass, or a diagnosis no bug reaches, makes these tests fail.
+"""
 
 from __future__ import annotations
 
 import pytest
 
 from autograder.grading import misconceptions
+from autograder.grading.runner import collect_checks
 
-from .corpus_support import buggy_cases, detection
+from .corpus_support import buggy_cases, check_results, detection, failed_checks
 
 CASES = buggy_cases()
 
 
+def _hidden_checks() -> dict[str, str]:
+    """Every hidden check's name (``CheckResult.name``) and the part it grades."""
+    return {check.common["name"]: check.common["part"] for check in collect_checks()}
+
+
 def test_corpus_covers_every_listed_misconception():
-    required = {
-        "softmax_wrong_axis", "softmax_overflow", "softmax_global_max", "mask_after_softmax",
-        "mask_inverted", "causal_off_by_one", "causal_transposed", "causal_bottom_right",
-        "scale_missing", "scale_by_dk", "scale_by_sqrt_dv", "kt_batch_dims",
-        "padding_broadcast_queries", "all_masked_nan", "all_masked_uniform",
-        "argmax_not_weighted_sum", "mutates_input", "temperature_multiplied", "additive_no_tanh",
-        "additive_swapped_projections", "sdpa_inverted_mask", "sdpa_dropout",
-        "intervention_mutates_v", "intervention_changes_weights",
+    declared = {case.expected_diagnosis for case in CASES} - {None}
+    assert declared == set(misconceptions.MISCONCEPTIONS), {
+        "no bug declares": sorted(set(misconceptions.MISCONCEPTIONS) - declared),
+        "not in MISCONCEPTIONS": sorted(declared - set(misconceptions.MISCONCEPTIONS)),
     }
-    declared = {case.expected_diagnosis for case in CASES}
-    assert required <= declared, sorted(required - declared)
-    assert declared <= set(misconceptions.MISCONCEPTIONS)
     assert len(CASES) >= 25
 
 
@@ -38,3 +43,39 @@ def test_detection_rate_is_complete(capsys):
     with capsys.disabled():
         print(f"\ncorpus size {len(CASES)}, detected {len(caught)}/{len(CASES)}")
     assert len(caught) == len(CASES)
+
+
+def test_every_hidden_check_fails_on_some_buggy_solution():
+    checks = set(_hidden_checks())
+    failed = set().union(*(failed_checks(case) for case in CASES))
+    assert failed == checks, {
+        "no buggy solution fails": sorted(checks - failed),
+        "not a hidden check": sorted(failed - checks),
+    }
+
+
+def test_every_hidden_check_fails_on_a_bug_in_its_own_function():
+    """Stronger than the above: with error carried forward, a check of a composed function
+    (SDPA, the intervention) may pass on a bug in a function it calls, so each check must
+    also be failed by a bug that lives in the very function it grades."""
+    checks = _hidden_checks()
+    failed = {
+        result.name
+        for case in CASES
+        for result in check_results(case.source)
+        if result.status != "passed" and result.part == case.expected_part
+    }
+    assert failed == set(checks), sorted(
+        f"{name} ({checks[name]})" for name in set(checks) - failed
+    )
+
+
+def test_every_misconception_code_is_reported_for_some_buggy_solution():
+    codes = set(misconceptions.MISCONCEPTIONS)
+    reported = {
+        code for case in CASES for result in check_results(case.source) for code in result.diagnoses
+    }
+    assert reported == codes, {
+        "never reported": sorted(codes - reported),
+        "not in MISCONCEPTIONS": sorted(reported - codes),
+    }

@@ -22,10 +22,12 @@ from autograder.grading.provenance import (
     PARITY_ULPS,
     SECTIONS,
     Provenance,
+    carry_candidates,
     check_provenance,
     parity_tolerance,
     without_code,
 )
+from autograder.spec import SPEC
 from solutions.evidence import build_evidence
 from tests.support.evidence_files import TORCH_API, honest_evidence
 from tests.support.in_process import InProcessStudent
@@ -117,21 +119,32 @@ def _honest_or_none(source: str) -> dict | None:
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_an_honest_file_from_buggy_code_is_never_charged_twice(name):
-    """Every bug of the corpus: the file its own code writes keeps what the verifier gives."""
+    """Every bug of the corpus: the file its own code writes is never charged for the bug
+    (error carried forward): a section the verifier failed for its numbers alone keeps its
+    points, and nothing is flagged."""
     data = _honest_or_none(CASES[name].source)
     if data is None:
         pytest.skip("the evidence cell raises with this bug: there is no honest file")
     report, provenance = grade(CASES[name].source, data,
                                failed_functions=zero_parts(CASES[name].source))
+    part = evidence_part(report, provenance)
+    recovered = sum(SPEC.evidence_sections[section] for section in provenance.carried)
+    if name in NOT_REPRODUCIBLE:  # never a silent loss: what is not reproduced goes to a TA
+        assert part.points == report.points["evidence"] + recovered or part.needs_review
+        return
     assert provenance.findings == (), [f.message for f in provenance.findings]
     assert set(provenance.checked) == RECOMPUTED - failed_by_verifier(report)
-    part = evidence_part(report, provenance)
-    assert part.points == report.points["evidence"] and not part.needs_review
+    assert set(provenance.carried) == set(carry_candidates(report))
+    assert part.points == report.points["evidence"] + recovered and not part.needs_review
 
 
 # value_intervention writes into V: in the notebook that changes the file's old_value (the
 # verifier fails it), in the sandbox every call gets copies. Its *numbers* are right.
-MUTATES_ITS_INPUTS = {"intervention_mutates_v"}
+# scaled_dot_product_attention scaling Q in place: wrong only when a caller reuses Q.
+MUTATES_ITS_INPUTS = {"intervention_mutates_v", "sdpa_scales_q_in_place"}
+# Numbers the sandbox cannot reproduce by design: a notebook run that mutated its inputs
+# between calls, or random dropout. Such a file goes to a TA (never a silent loss).
+NOT_REPRODUCIBLE = MUTATES_ITS_INPUTS | {"torch_dropout"}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -146,7 +159,8 @@ def test_the_reference_file_with_buggy_code_loses_what_the_code_does_not_reprodu
     expected = RECOMPUTED & failed_by_verifier(verify_evidence(
         json.dumps(honest).encode(), student_id=STUDENT, cohort=COHORT))
     if name in MUTATES_ITS_INPUTS:
-        expected -= {"intervention"}
+        assert provenance.lost <= expected
+        return
     assert provenance.lost == expected
     part = evidence_part(report, provenance)
     assert part.points == 14 - sum(report.checks[s] for s in expected)
@@ -157,8 +171,9 @@ def test_wrong_scale_honest_versus_borrowed():
     """The brief's example: attention_scores without its 1/sqrt(d_k) default."""
     source = CASES["scores_unscaled"].source
     report, provenance = grade(source, honest_file(source))
-    assert evidence_part(report, provenance).points == report.points["evidence"] == 2
-    assert provenance.checked == () and provenance.calls == 0  # nothing left to take away
+    assert report.points["evidence"] == 2  # the verifier alone charges the bug again...
+    assert provenance.checked == () and set(provenance.carried) == RECOMPUTED
+    assert evidence_part(report, provenance).points == 14  # ...carried forward: charged once
     report, provenance = grade(source, REFERENCE_FILE)
     assert provenance.lost == RECOMPUTED
     assert {f.code for f in provenance.findings} == {"provenance_mismatch"}
@@ -169,7 +184,8 @@ def test_wrong_scale_honest_versus_borrowed():
 def test_a_torch_bug_costs_parity_only():
     source = CASES["torch_inverted_mask"].source
     report, provenance = grade(source, honest_file(source))
-    assert evidence_part(report, provenance).points == 12 and provenance.findings == ()
+    assert report.checks["parity"] == 0 and provenance.carried == ("parity",)
+    assert evidence_part(report, provenance).points == 14 and provenance.findings == ()
     report, provenance = grade(source, REFERENCE_FILE)
     (finding,) = provenance.findings
     assert finding.check == "parity" and finding.pointer.startswith("/parity/")

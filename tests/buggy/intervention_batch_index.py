@@ -1,0 +1,26 @@
+"""Replaces ``V[index]``, not ``V[..., index, :]``: with batch/head axes that indexes the batch."""
+# ruff: noqa: F403, F405
+import numpy as np
+
+from solutions.attention import *
+
+EXPECTED_PART = "value_intervention"
+EXPECTED_DIAGNOSIS = None
+ALSO_AFFECTS = set()
+
+
+def value_intervention(Q, K, V, index, new_value, mask=None):
+    V = np.asarray(V)
+    n_k = V.shape[-2]
+    if not -n_k <= index < n_k:
+        raise IndexError(f"index {index} is out of range for {n_k} value rows")
+    context_before, weights_before = scaled_dot_product_attention(Q, K, V, mask=mask)
+    V_after = V.copy()
+    V_after[index] = new_value  # BUG: the first axis is the batch, not the keys
+    context_after, weights_after = scaled_dot_product_attention(Q, K, V_after, mask=mask)
+    return {
+        "weights_before": weights_before,
+        "weights_after": weights_after,
+        "context_before": context_before,
+        "context_after": context_after,
+    }
