@@ -210,3 +210,20 @@ def test_batch_grader_full_marks(graded_course, name):
     assert result.status == STATUS_GRADED, f"{name}: {result.status}: {result.reason}"
     assert (result.score, result.max_score) == (100, 100), f"{name} loses points:\n{lost}"
     assert not result.needs_review, f"{name} needs review:\n{lost}\n{result.notes}"
+
+
+@pytest.mark.parametrize("name", SOLUTIONS)
+def test_every_visible_check_passes(name):
+    """What the student sees before submitting agrees with the grade: every visible check
+    of the release (the conventions included) passes on a correct solution."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    release = nbformat.read(SPEC.release_notebook, as_version=4)
+    by_id = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source for c in release.cells}
+    namespace: dict = {"__name__": "__main__"}
+    for gid in sorted(SPEC.run_cells, key=list(by_id).index):
+        exec(compile(by_id[gid], f"<{gid}>", "exec"), namespace)
+    namespace.update(solution_functions(name))
+    for part in SPEC.function_parts:
+        exec(compile(by_id[SPEC.part(part).grade_cell], f"<check {part}>", "exec"), namespace)
