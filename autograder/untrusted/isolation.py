@@ -258,10 +258,12 @@ FULL_ISOLATION = ("pid-namespace", "no-network", "minimal-root", "no-privileges"
 """What every worker must have, as root or not; anything less needs the TA's explicit consent."""
 
 
-def isolate(config: dict, namespaces: list[str]) -> list[str]:
+def isolate(config: dict, namespaces: list[str], failures: list[str] | None = None) -> list[str]:
     """In the worker, PID 1 of the namespaces ``enter_namespaces`` made (``namespaces`` lists
     them; empty when they could not be made): apply every other step; returns what was
-    applied. A step that fails is left out of the list, never silently assumed."""
+    applied. A step that fails is left out of the list, never silently assumed; why it
+    failed is appended to ``failures`` (the trusted side shows it to the TA)."""
+    failures = failures if failures is not None else []
     applied = list(namespaces)
     os.setsid()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the zygote ignores it; students' subprocesses must not
@@ -278,8 +280,8 @@ def isolate(config: dict, namespaces: list[str]) -> list[str]:
             enter_minimal_root(config["scratch"], uid, limits["file_mb"])
             applied.append("minimal-root")
             workdir = WORKDIR
-        except OSError:
-            pass
+        except OSError as error:
+            failures.append(f"minimal root: {error}")
     os.makedirs(workdir, exist_ok=True)
     os.chdir(workdir)
     os.environ.clear()
@@ -294,8 +296,8 @@ def isolate(config: dict, namespaces: list[str]) -> list[str]:
             applied.append("own-user")
         drop_capabilities()
         applied.append("no-privileges")
-    except OSError:
-        pass
+    except OSError as error:
+        failures.append(f"dropping privileges: {error}")
     cpu = int(limits["submission_timeout"]) + 5
     set_limits(limits["memory_mb"], limits["file_mb"], nproc, cpu)
     applied.append("rlimits")
@@ -303,6 +305,7 @@ def isolate(config: dict, namespaces: list[str]) -> list[str]:
         try:
             install_seccomp()
             applied.append("seccomp")
-        except Exception:  # noqa: BLE001 - no libseccomp, or the kernel refused: reported
-            pass
+        except Exception as error:  # noqa: BLE001 - no libseccomp, or the kernel refused: reported
+            failures.append(f"seccomp filter: {error} (is libseccomp2 installed? "
+                            "apt-get install libseccomp2)")
     return applied

@@ -67,7 +67,9 @@ def _serve_child(config: dict, sock: socket.socket, report: int) -> None:
         if pid == 0:
             os.close(report)
             try:
-                Worker(sock, isolate(config, namespaces), failure).serve()
+                failures = [failure] if failure else []
+                applied = isolate(config, namespaces, failures)
+                Worker(sock, applied, "; ".join(failures)).serve()
             finally:
                 os._exit(0)
         os.write(report, f"pid {pid}".encode())
