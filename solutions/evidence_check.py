@@ -44,7 +44,10 @@ def validate_evidence_file(path: str, schema_path: str) -> list[str]:
     problems = []
     for error in jsonschema.Draft202012Validator(schema).iter_errors(data):
         pointer = "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in error.absolute_path)
-        problems.append(f"{pointer}: {error.message}")
+        # A rule of the schema (an entry of "allOf") says in its description what it asks for.
+        is_rule = list(error.schema_path)[-3:-2] == ["allOf"] and isinstance(error.schema, dict)
+        rule = str(error.schema.get("description", "")).rstrip(".") if is_rule else ""
+        problems.append(f"{pointer}: {rule or error.message}")
     if isinstance(data, dict) and data.get("student_id") == "your-student-id":
         problems.append("/student_id: still the placeholder \"your-student-id\"; set STUDENT_ID "
                         "to your student id and re-run the last cells")

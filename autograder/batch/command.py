@@ -20,21 +20,164 @@ examples:
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import NoReturn
 
 from autograder.batch.course import Course
-from autograder.batch.engine import BatchOptions, grade_course
-from autograder.results.result import STATUS_ERROR, STATUS_UNGRADABLE
+from autograder.batch.engine import BatchOptions, BatchSummary, grade_course
+from autograder.results.gradebook import GradebookError
+from autograder.results.result import STATUS_ERROR, STATUS_GRADED, STATUS_UNGRADABLE
 from autograder.sandbox.client import IsolationError
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.uids import UidLeaseError
 from autograder.spec import SPEC
 
+# A worker is forked from a zygote that has numpy and torch mapped (about 0.6 GiB of address
+# space) before any student code runs: a smaller limit fails every submission, not the bad ones.
+MIN_MEMORY_MB = 1024
+
+
+class UsageError(ValueError):
+    """A TA's mistake on the command line: one line saying what is wrong and what to do."""
+
+
+def one_line_errors(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser`` report a usage mistake (a bad value, a missing or unknown argument) as
+    one line that names the mistake and where to look, instead of the usage and then the
+    error. Arguments it does not know are its mistake too, not the top-level parser's."""
+    command = parser.prog.removeprefix("python -m autograder ")
+
+    def error(message: str) -> NoReturn:
+        parser.exit(2, f"error: {message} (see `python -m autograder {command} --help`)\n")
+
+    parse_known_args = parser.parse_known_args
+
+    def parse_all_args(
+        args: list[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        namespace, extras = parse_known_args(args, namespace)
+        if extras:
+            error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+    parser.error = error  # type: ignore[method-assign]
+    parser.parse_known_args = parse_all_args  # type: ignore[method-assign]
+
+
+def bounded(kind: type, low: float, *, inclusive: bool = True, unit: str = "",
+            why: str = "") -> Callable[[str], float]:
+    """An argparse ``type``: a finite ``kind`` (int or float) of at least (or more than) ``low``."""
+
+    def parse(text: str) -> float:
+        value = kind(text)  # a ValueError: argparse says "invalid <kind> value: 'text'"
+        if not math.isfinite(value) or value < low or (not inclusive and value == low):
+            raise argparse.ArgumentTypeError(
+                f"must be {'at least' if inclusive else 'more than'} {low:g}{unit} "
+                f"(got {text}){why}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def add_grading_options(parser: argparse.ArgumentParser) -> None:
+    """The options of every command that grades a batch (``autograde``, ``cohort grade``):
+    parallelism, re-grading, limits per submission and isolation. Read them with
+    ``options_from``."""
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=bounded(int, 1),
+        default=os.cpu_count() or 1,
+        help="submissions graded in parallel (default: all %(default)s cores)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="regrade submissions that are already graded and unchanged",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    limits = parser.add_argument_group("limits per submission")
+    default = Limits()
+    limits.add_argument(
+        "--cell-timeout",
+        type=bounded(float, 0, inclusive=False, unit=" seconds"),
+        default=default.cell_timeout,
+        metavar="S",
+        help="seconds per notebook cell (default: %(default)s)",
+    )
+    limits.add_argument(
+        "--call-timeout",
+        type=bounded(float, 0, inclusive=False, unit=" seconds"),
+        default=default.call_timeout,
+        metavar="S",
+        help="seconds per call of a student function (default: %(default)s)",
+    )
+    limits.add_argument(
+        "--memory-mb",
+        type=bounded(int, MIN_MEMORY_MB,
+                     why=": numpy and torch take about 600 MB before student code runs"),
+        default=default.memory_mb,
+        metavar="MB",
+        help=f"address space of the worker, at least {MIN_MEMORY_MB} (default: %(default)s)",
+    )
+    isolation = parser.add_argument_group("isolation")
+    isolation.add_argument(
+        "--allow-weaker-isolation",
+        action="store_true",
+        help="grade even where the sandbox cannot apply full isolation (PID namespace, minimal "
+        "root, no network, no privileges, seccomp); what applied is recorded in every result "
+        "and in grades.csv. Without it the grader refuses",
+    )
+    isolation.add_argument(
+        "--no-isolation",
+        action="store_true",
+        help="no namespaces, no private filesystem (only for debugging the grader itself)",
+    )
+
+
+def options_from(args: argparse.Namespace) -> BatchOptions:
+    """The ``BatchOptions`` of the options ``add_grading_options`` added (their values were
+    checked when they were parsed)."""
+    limits = Limits(
+        cell_timeout=args.cell_timeout, call_timeout=args.call_timeout, memory_mb=args.memory_mb
+    )
+    return BatchOptions(
+        jobs=args.jobs,
+        force=args.force,
+        limits=limits,
+        isolate=not args.no_isolation,
+        allow_weaker=args.allow_weaker_isolation,
+        progress=not args.no_progress,
+    )
+
+
+def summary_line(summary: BatchSummary) -> str:
+    """One line whose counts add up: every submission is graded, ungradable or a grader
+    error; separately, how many were assessed now and how many were kept unchanged."""
+    total = len(summary.results)
+    errors = summary.count(STATUS_ERROR)
+    scores = [r.score for r in summary.results if r.status != STATUS_ERROR]
+    mean = sum(scores) / len(scores) if scores else 0.0
+    out_of = max((r.max_score for r in summary.results), default=0.0)
+    return (
+        f"{total} submission{'' if total == 1 else 's'}: {summary.count(STATUS_GRADED)} graded, "
+        f"{summary.count(STATUS_UNGRADABLE)} ungradable, "
+        f"{errors} grader error{'' if errors == 1 else 's'} "
+        f"({len(summary.graded)} assessed in this run, "
+        f"{len(summary.skipped)} unchanged since the last run); "
+        f"mean {mean:.1f}/{out_of:g} (grader errors left out); {summary.seconds:.1f} s"
+    )
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    one_line_errors(parser)
     parser.add_argument(
         "assignment", nargs="?", default=SPEC.name, help="assignment name (default: %(default)s)"
     )
@@ -47,90 +190,46 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--student", action="append", metavar="ID", help="grade only this student (repeatable)"
     )
-    parser.add_argument(
-        "--jobs",
-        "-j",
-        type=int,
-        default=os.cpu_count() or 1,
-        help="submissions graded in parallel (default: all %(default)s cores)",
-    )
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="regrade submissions that are already graded and unchanged",
-    )
     parser.add_argument("--cohort", help="cohort the evidence inputs were derived from")
-    limits = parser.add_argument_group("limits per submission")
-    default = Limits()
-    limits.add_argument(
-        "--cell-timeout",
-        type=float,
-        default=default.cell_timeout,
-        metavar="S",
-        help="seconds per notebook cell (default: %(default)s)",
-    )
-    limits.add_argument(
-        "--call-timeout",
-        type=float,
-        default=default.call_timeout,
-        metavar="S",
-        help="seconds per call of a student function (default: %(default)s)",
-    )
-    limits.add_argument(
-        "--memory-mb",
-        type=int,
-        default=default.memory_mb,
-        metavar="MB",
-        help="address space of the worker (default: %(default)s)",
-    )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument(
-        "--allow-weaker-isolation",
-        action="store_true",
-        help="grade even where the sandbox cannot apply full isolation (PID namespace, minimal "
-        "root, no network, no privileges, seccomp); what applied is recorded in every result "
-        "and in grades.csv. Without it the grader refuses",
-    )
-    parser.add_argument(
-        "--no-isolation",
-        action="store_true",
-        help="no namespaces, no private filesystem (only for debugging the grader itself)",
-    )
+    add_grading_options(parser)
+
+
+def students_to_grade(course: Course, asked: list[str] | None) -> list[str]:
+    """Who to grade: every student with a submission, or those asked for (each must have one).
+    ``UsageError`` when the root or a submission is missing."""
+    root = course.root
+    if not root.exists():
+        raise UsageError(f"course root {root} does not exist: pass --root <the folder that "
+                         "holds submitted/> (default: the current directory)")
+    if not root.is_dir():
+        raise UsageError(f"course root {root} is not a folder: pass --root <the folder that "
+                         "holds submitted/>")
+    present = course.students()
+    where = f"{root / 'submitted'}/<student>/{course.assignment}/"
+    if not present:
+        raise UsageError(f"no submissions in {where}: collect them first (`nbgrader collect "
+                         f"{course.assignment}`), or pass --root <the course root>")
+    if not asked:
+        return present
+    unknown = [s for s in dict.fromkeys(asked) if s not in present]
+    if unknown:
+        shown = ", ".join(present[:10]) + (f" and {len(present) - 10} more" if len(present) > 10
+                                           else "")
+        raise UsageError(f"no submission for {', '.join(unknown)} in {where} (students with one: "
+                         f"{shown}); check the id or collect it first")
+    return list(dict.fromkeys(asked))
 
 
 def run(args: argparse.Namespace) -> int:
     course = Course(args.root.resolve(), args.assignment)
-    students = args.student or course.students()
-    if not students:
-        print(
-            f"no submissions in {course.root / 'submitted'}/<student>/{args.assignment}/",
-            file=sys.stderr,
-        )
-        return 2
-    limits = Limits(
-        cell_timeout=args.cell_timeout, call_timeout=args.call_timeout, memory_mb=args.memory_mb
-    )
-    options = BatchOptions(
-        jobs=args.jobs,
-        force=args.force,
-        limits=limits,
-        cohort=args.cohort,
-        isolate=not args.no_isolation,
-        allow_weaker=args.allow_weaker_isolation,
-        progress=not args.no_progress,
-    )
+    options = replace(options_from(args), cohort=args.cohort)
     try:
+        students = students_to_grade(course, args.student)
         summary = grade_course(course, students, options)
-    except (IsolationError, UidLeaseError) as error:
+    except (UsageError, IsolationError, UidLeaseError, GradebookError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    scores = [r.score for r in summary.results if r.status != STATUS_ERROR]
-    mean = sum(scores) / len(scores) if scores else 0.0
-    print(
-        f"{len(summary.graded)} graded, {len(summary.skipped)} unchanged (skipped), "
-        f"{summary.count(STATUS_UNGRADABLE)} ungradable, {summary.count(STATUS_ERROR)} grader errors; "
-        f"mean {mean:.1f}; {summary.seconds:.1f} s"
-    )
+    print(summary_line(summary))
     print(f"grades: {summary.csv_path}")
     print(
         f"per student: {course.root / 'autograded'}/<student>/{args.assignment}/results.json, feedback.html"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 GRADES_CSV = "grades.csv"
 TIMESTAMP_TXT = "timestamp.txt"  # written by nbgrader submit/collect/zip_collect
+MAX_TIMESTAMP_BYTES = 200  # nbgrader writes one line; anything longer is not its timestamp
 RESULTS_JSON = "results.json"
 FEEDBACK_HTML = "feedback.html"
 
@@ -64,9 +65,26 @@ def parse_time(text: str) -> datetime:
     return moment.astimezone(UTC)
 
 
+def submission_time(folder: Path) -> tuple[datetime | None, str]:
+    """When nbgrader recorded the submission (its timestamp.txt), or None and why not, in
+    words for a TA: ``timestamp.txt missing`` (``nbgrader zip_collect`` matching files by
+    name writes none), ``timestamp.txt unreadable`` or ``timestamp.txt is not a time``."""
+    path = folder / TIMESTAMP_TXT
+    if not path.is_file():
+        return None, f"{TIMESTAMP_TXT} missing"
+    try:
+        with path.open("rb") as handle:
+            text = handle.read(MAX_TIMESTAMP_BYTES + 1).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None, f"{TIMESTAMP_TXT} unreadable"
+    if len(text) > MAX_TIMESTAMP_BYTES:
+        return None, f"{TIMESTAMP_TXT} is not a time"
+    try:
+        return parse_time(text), ""
+    except (ValueError, OverflowError):
+        return None, f"{TIMESTAMP_TXT} is not a time"
+
+
 def submitted_at(folder: Path) -> datetime | None:
     """When nbgrader recorded the submission (its timestamp.txt), if it did."""
-    try:
-        return parse_time((folder / TIMESTAMP_TXT).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    return submission_time(folder)[0]

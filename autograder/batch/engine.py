@@ -16,12 +16,17 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from tqdm import tqdm
 
-from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course, submitted_at
+from autograder.batch.course import (
+    FEEDBACK_HTML,
+    RESULTS_JSON,
+    Course,
+    submission_time,
+)
 from autograder.grading.submission import content_hash, load_submission
 from autograder.results import feedback_page as report
 from autograder.results import gradebook, grades_csv
@@ -82,11 +87,43 @@ def _start_session(channels: list, slots: multiprocessing.Queue, options: BatchO
                               options.isolate, options.allow_weaker)
 
 
-def _grade_and_save(course: Course, student: str, cohort: str | None) -> SubmissionResult:
+def due_text(due: datetime | None) -> str:
+    """The due date as saved in results.json (``2026-12-14 23:59:00 UTC``, microseconds only
+    when there are some; a time without a zone is UTC, as ``course.parse_time`` reads it),
+    or "" without one. A saved result made against another due date is regraded."""
+    if due is None:
+        return ""
+    due = (due if due.tzinfo else due.replace(tzinfo=UTC)).astimezone(UTC)
+    return f"{due:%Y-%m-%d %H:%M:%S}" + (f".{due:%f}" if due.microsecond else "") + " UTC"
+
+
+def mark_submission_time(result: SubmissionResult, folder: Path, due: datetime | None) -> None:
+    """``submitted_at``, ``due`` and ``late`` of ``result``, from the submission's
+    ``timestamp.txt`` and the batch's due date. With a due date, a submission whose time is
+    missing or unreadable is ``late: unknown`` and goes to review, with the reason (nbgrader
+    ``zip_collect`` writes no timestamp.txt when files are matched by name only)."""
+    moment, problem = submission_time(folder)  # an aware UTC time, or None and why
+    if due is not None and due.tzinfo is None:
+        due = due.replace(tzinfo=UTC)
+    result.submitted_at = f"{moment:%Y-%m-%d %H:%M:%S} UTC" if moment else ""
+    result.due = due_text(due)
+    result.late = bool(due and moment and moment > due)
+    result.late_unknown = bool(due and moment is None)
+    if result.late_unknown:
+        note = f"no submission time ({problem}): check when it was submitted"
+        result.notes.append(note)
+        result.reason = f"{result.reason}; {note}" if result.reason else note
+        result.needs_review = True
+
+
+def _grade_and_save(
+    course: Course, student: str, cohort: str | None, due: datetime | None = None
+) -> SubmissionResult:
     from autograder.grading.grade_one import grade_submission
 
     submission = load_submission(course.submitted(student), student)
     result = grade_submission(submission, _SESSION, cohort=cohort)
+    mark_submission_time(result, course.submitted(student), due)  # before anything is saved
     out = course.autograded(student)
     save(result, out / RESULTS_JSON)
     report.save(result, out / FEEDBACK_HTML)
@@ -104,12 +141,18 @@ def _error_result(student: str, assignment: str, error: BaseException) -> Submis
     return SubmissionResult(student, assignment, STATUS_ERROR, reason[:500], parts)
 
 
-def up_to_date(course: Course, student: str) -> SubmissionResult | None:
-    """The saved result if the submission and the grading key are unchanged since it was made."""
+def up_to_date(
+    course: Course, student: str, due: datetime | None = None
+) -> SubmissionResult | None:
+    """The saved result if the submission (``timestamp.txt`` included), the grading key and
+    the due date are unchanged since it was made: a new due date regrades, so the saved
+    ``late`` (in results.json, feedback.html and grades.csv) is never stale."""
     saved = load(course.autograded(student) / RESULTS_JSON)
     if saved is None or saved.status == STATUS_ERROR:
         return None
     if saved.grading_key != SPEC.grading_key:
+        return None
+    if saved.due != due_text(due):
         return None
     if saved.submission_hash != content_hash(course.submitted(student)):
         return None
@@ -172,7 +215,9 @@ def _run_pool(
             while queue or running:
                 while queue and len(running) < jobs:
                     student = queue.pop(0)
-                    running[pool.submit(_grade_and_save, course, student, options.cohort)] = student
+                    future = pool.submit(_grade_and_save, course, student, options.cohort,
+                                         options.due)
+                    running[future] = student
                 if not started:
                     on_started()
                     started = True
@@ -206,7 +251,7 @@ def grade_course(
     results: dict[str, SubmissionResult] = {}
     skipped = []
     for student in students:
-        saved = None if options.force else up_to_date(course, student)
+        saved = None if options.force else up_to_date(course, student, options.due)
         if saved is not None:
             results[student] = saved
             skipped.append(student)
@@ -247,15 +292,11 @@ def grade_course(
     finally:
         bar.close()
     ordered = [results[s] for s in students if s in results]
-    for result in ordered:
-        moment = submitted_at(course.submitted(result.student))
-        result.submitted_at = f"{moment:%Y-%m-%d %H:%M:%S} UTC" if moment else ""
-        result.late = bool(options.due and moment and moment > options.due)
+    grades_csv.write(ordered, course.grades_csv())  # first: a gradebook error must not lose it
     if options.write_gradebook:
         for thread in preparing:
             thread.join()
         gradebook.record(course, [r for r in ordered if r.status != STATUS_ERROR])
-    grades_csv.write(ordered, course.grades_csv())
     return BatchSummary(
         ordered,
         [s for s in todo if s in results],

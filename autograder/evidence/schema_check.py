@@ -102,10 +102,25 @@ def _expected_type(types: str | Sequence[str]) -> str:
     return " or ".join(_TYPE_WORDS.get(t, t) for t in types)
 
 
+def rule_sentence(error: ValidationError) -> str:
+    """The sentence a rule of the schema states, or "". A rule is an entry of ``allOf`` that
+    adds one constraint to its field (``minLength``, ``pattern``, ``not``, ``contains``...) and
+    says in its ``description`` what is asked, for the student ("The limitation must not be
+    empty: ..."). The student-side check (``solutions/evidence_check.py``) reads it the same way.
+    """
+    path = list(error.schema_path)
+    if len(path) >= 3 and path[-3] == "allOf" and isinstance(error.schema, dict):
+        return str(error.schema.get("description", "")).rstrip(".")
+    return ""
+
+
 def _message(error: ValidationError) -> str:
     """One student-facing sentence for a jsonschema error (not its Python repr)."""
     keyword, expected, found = error.validator, error.validator_value, error.instance
     about = error.schema.get("description", "") if isinstance(error.schema, dict) else ""
+    rule = rule_sentence(error)
+    if rule and keyword in ("minLength", "maxLength", "pattern", "not"):
+        return f"{rule}; found {_kind(found)}"
     if keyword == "type":
         text = f"expected {_expected_type(expected)} here, found {_kind(found)}"
     elif keyword == "const":
@@ -126,6 +141,8 @@ def _message(error: ValidationError) -> str:
         text = f"this text has {len(found)} characters; at most {expected} are allowed"
     elif keyword == "pattern":
         text = f"{_kind(found)} does not have the expected form"
+    elif keyword == "not":
+        text = f"{_kind(found)} is not allowed here"
     elif keyword in ("contains", "minContains", "maxContains"):
         problem = "has too many such entries" if keyword == "maxContains" else "lacks such an entry"
         text = f"this list must contain {about or 'the required entries'}, but it {problem}"

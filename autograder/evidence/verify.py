@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from autograder.evidence.consistency import consistency_findings
-from autograder.evidence.limitation import judge_limitation
+from autograder.evidence.limitation import LimitationResult, judge_limitation
 from autograder.evidence.loading import load_evidence
 from autograder.evidence.report import (
     EVIDENCE_CHECK_POINTS,
@@ -37,6 +37,14 @@ def _layer_state(findings: list[Finding], layer: str, ran: bool = True) -> str:
     if not ran:
         return "skipped"
     return "failed" if any(f.layer == layer and f.severity == "error" for f in findings) else "passed"
+
+
+def _limitation_state(result: LimitationResult, refused: bool) -> str:
+    if refused:
+        return "skipped"  # the schema refused it (and said why)
+    if result.needs_review and not any(f.severity == "error" for f in result.findings):
+        return "review"
+    return _layer_state(result.findings, "limitation")
 
 
 def section_errors(data: dict, skip: set[str]) -> list[Finding]:
@@ -74,7 +82,11 @@ def _verify(source: str | os.PathLike[str] | bytes, student_id: str | None,
 
     consistency = not_computed + consistency_findings(
         data, skip, student_id=student_id, cohort=cohort)
-    limitation = judge_limitation(data.get("limitation"))
+    # A limitation the schema refused (not text, empty, the placeholder, too few words...)
+    # scores 0 and has been explained there: the judge would only say it again.
+    limitation_refused = any(f.part == "limitation" for f in schema)
+    limitation = (LimitationResult(0, False) if limitation_refused
+                  else judge_limitation(data.get("limitation")))
     findings = schema + consistency + limitation.findings
 
     if evidence_schema_ok:
@@ -102,9 +114,7 @@ def _verify(source: str | os.PathLike[str] | bytes, student_id: str | None,
             "file": "ok",
             "schema": _layer_state(schema, "schema"),
             "consistency": _layer_state(consistency, "consistency", ran=not set(SECTIONS) <= skip),
-            "limitation": "review" if limitation.needs_review and not any(
-                f.severity == "error" for f in limitation.findings) else _layer_state(
-                limitation.findings, "limitation"),
+            "limitation": _limitation_state(limitation, refused=limitation_refused),
         },
         findings=findings,
         data=data,

@@ -61,6 +61,13 @@ class GradingSession:
         self.lease.release()
 
 
+# What ``safe_text.without_paths`` writes for a path of the grading machine: an error that
+# names one means the student's code reached for a file outside its sandbox.
+PRIVATE_PATH = "<path>"
+REACHED_OUT_CELL = "a cell tried to open files of the grading machine: a TA should look"
+REACHED_OUT_FUNCTION = "a function tried to open files of the grading machine: a TA should look"
+
+
 def private_paths(folder: Path) -> list[str]:
     """Absolute paths of the grading machine that no message may show: the course root
     (``<root>/submitted/<student>/<assignment>``), this repository and the TA's home."""
@@ -185,7 +192,10 @@ def grade_submission(
                 report, student, student_id=submission.student, cohort=cohort,
                 failed_functions={score.part for score in scores if score.points == 0},
             )
-            notes += _cell_notes(submission, student.report)
+            cell_notes = _cell_notes(submission, student.report)
+            notes += cell_notes
+            if any(PRIVATE_PATH in note for note in cell_notes):
+                notes.append(REACHED_OUT_CELL)
             notes += student.report.events
             isolation = student.report.isolation
             if student.report.output_bytes > 1_000_000:
@@ -197,6 +207,8 @@ def grade_submission(
     order = list(SPEC.part_points)
     scores.sort(key=lambda s: order.index(s.part))
     parts = [_part_result(score) for score in scores]
+    if any(PRIVATE_PATH in check.message for score in scores for check in score.checks):
+        notes.append(REACHED_OUT_FUNCTION)
     # A check that crashed for the grader's own reasons decides nothing: the submission is a
     # grader error (not saved as graded, retried on the next run), the detail is the TA's.
     faults = [f"{check.name}: {check.internal}" for score in scores for check in score.checks
@@ -216,7 +228,10 @@ def grade_submission(
         parts=parts,
         tests=[test for score in scores for test in _tests(score)],
         notes=notes,
-        needs_review=any(part.needs_review for part in parts),
+        # A person looks at what could not be graded, and at code that reached outside its
+        # sandbox (the notes say which).
+        needs_review=(any(part.needs_review for part in parts) or status == STATUS_UNGRADABLE
+                      or REACHED_OUT_CELL in notes or REACHED_OUT_FUNCTION in notes),
         submission_hash=submission.content_hash,
         grading_key=SPEC.grading_key,
         isolation=isolation,

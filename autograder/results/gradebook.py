@@ -8,7 +8,6 @@ Writing is idempotent: re-running after an interruption rewrites the same values
 
 from __future__ import annotations
 
-import os
 import threading
 import warnings
 from collections.abc import Iterable
@@ -35,50 +34,131 @@ def ensure_assignment(gradebook: object, assignment: str, notebook: str) -> None
         )
 
 
-def _alembic_head_in_process() -> str:
-    """What ``nbgrader.api.get_alembic_version`` computes by running ``alembic heads`` in a
-    subprocess (about 3 s of CPU per new gradebook), asked of alembic in this process."""
-    from alembic.config import Config
-    from alembic.script import ScriptDirectory
-    from nbgrader.dbutil import _temp_alembic_ini
+class GradebookError(RuntimeError):
+    """The course's gradebook cannot be opened or written; the message is one line for the TA."""
 
-    with _temp_alembic_ini("sqlite:////tmp/gradebook.db") as alembic_ini:  # nbgrader's own call
-        return ScriptDirectory.from_config(Config(alembic_ini)).get_current_head()
+
+def _gradebook_error(course: Course, doing: str, error: Exception) -> GradebookError:
+    reason = getattr(error, "orig", None) or error  # sqlite's own words, not SQLAlchemy's
+    path = course.root / "gradebook.db"
+    return GradebookError(
+        f"cannot {doing} the gradebook {path}: {' '.join(str(reason).split())} (the course "
+        "root must be a folder you can write to, and gradebook.db nbgrader's SQLite gradebook)"
+    )
+
+
+def _expected(error: Exception) -> bool:
+    """A database that cannot be opened, read or written (missing folder, no permission, not
+    an SQLite file, locked, disk full): the TA's to fix, said in one line. Anything else is a
+    bug and surfaces as it is."""
+    from sqlalchemy.exc import DatabaseError, OperationalError
+
+    return isinstance(error, OperationalError | OSError) or type(error) is DatabaseError
+
+
+def create_if_new(db_url: str) -> bool:
+    """Make a new gradebook as nbgrader makes one: its tables, and alembic's version table at
+    nbgrader's head revision. Returns whether it was new (an existing database is left as it is).
+
+    ``nbgrader.api.Gradebook`` does the same for a new database, but finds the head by running
+    ``alembic heads`` in a subprocess (about 3 s, and only with ``alembic`` on PATH); here
+    alembic's Python API reads nbgrader's migration scripts (``nbgrader.dbutil.ALEMBIC_DIR``)
+    directly. ``Gradebook(db_url)`` then sees an existing gradebook, and ``nbgrader db upgrade``
+    one at its head. For SQLite it happens in one ``BEGIN IMMEDIATE`` transaction: all or
+    nothing, one creator at a time.
+    """
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+    from nbgrader.api import Base
+    from nbgrader.dbutil import ALEMBIC_DIR
+    from sqlalchemy import create_engine, inspect
+
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as connection:
+            if inspect(connection).get_table_names():
+                return False  # the common case: read only, no lock taken
+        with engine.connect() as connection:
+            if engine.dialect.name == "sqlite":
+                # pysqlite runs DDL outside a transaction unless one is begun explicitly
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
+            if inspect(connection).get_table_names():  # another process was quicker
+                connection.rollback()
+                return False
+            Base.metadata.create_all(connection)
+            MigrationContext.configure(connection).stamp(ScriptDirectory(ALEMBIC_DIR), "heads")
+            connection.commit()
+            return True
+    finally:
+        engine.dispose()
 
 
 def _open(course: Course, notebook: str) -> object:
     """The course's gradebook with this assignment in it (created on first use)."""
     _quiet_sqlalchemy()
-    import nbgrader.api
     from nbgrader.api import Gradebook
     from sqlalchemy import text
 
-    nbgrader.api.get_alembic_version = _alembic_head_in_process
-
-    from autograder.authoring.release import nbgrader_env
-
-    os.environ["PATH"] = nbgrader_env()["PATH"]  # nbgrader runs `alembic` for a new gradebook
-    gradebook = Gradebook(course.db_url)
-    # nbgrader commits after every row; without an fsync per commit a cohort takes well
-    # under a second. results.json files are the durable record: re-running repairs a crash.
-    gradebook.db.execute(text("PRAGMA synchronous = OFF"))
-    ensure_assignment(gradebook, course.assignment, notebook)
+    try:
+        create_if_new(course.db_url)
+        gradebook = Gradebook(course.db_url)
+    except Exception as error:
+        if _expected(error):
+            raise _gradebook_error(course, "open", error) from error
+        raise
+    try:
+        # nbgrader commits after every row; without an fsync per commit a cohort takes well
+        # under a second. results.json files are the durable record: re-running repairs a crash.
+        gradebook.db.execute(text("PRAGMA synchronous = OFF"))
+        ensure_assignment(gradebook, course.assignment, notebook)
+    except Exception as error:
+        gradebook.close()
+        if _expected(error):
+            raise _gradebook_error(course, "write", error) from error
+        raise
     return gradebook
 
 
-def prepare(course: Course, notebook: str | None = None) -> threading.Thread:
-    """Import nbgrader and create the gradebook in the background while grading runs
-    (about 3 s for a new course); ``record`` then only writes scores."""
+class _Preparation(threading.Thread):
+    """``prepare``'s thread: it keeps what went wrong for ``record`` to raise."""
 
-    def work() -> None:
+    def __init__(self, course: Course, notebook: str) -> None:
+        super().__init__(name="gradebook-prepare", daemon=True)
+        self.course, self.notebook = course, notebook
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
         try:
-            _open(course, notebook or course.assignment).close()
-        except Exception:  # noqa: BLE001 - record() opens it again and reports the error
-            pass
+            _open(self.course, self.notebook).close()
+        except BaseException as error:  # noqa: BLE001 - raised by record(), in the batch's thread
+            self.error = error
 
-    thread = threading.Thread(target=work, name="gradebook-prepare", daemon=True)
+
+_preparing: dict[str, _Preparation] = {}  # db_url -> the latest preparation not yet recorded
+_preparing_lock = threading.Lock()
+
+
+def prepare(course: Course, notebook: str | None = None) -> threading.Thread:
+    """Import nbgrader and create the gradebook in the background while grading runs;
+    ``record`` then only writes scores. Nothing is raised or printed in the thread: ``record``
+    raises what went wrong (a ``GradebookError`` it retries once first: a locked database may
+    be free by then)."""
+    thread = _Preparation(course, notebook or course.assignment)
+    with _preparing_lock:
+        _preparing[course.db_url] = thread
     thread.start()
     return thread
+
+
+def _prepared(course: Course) -> None:
+    """Wait for this course's ``prepare``, if any, and raise what it could not handle."""
+    with _preparing_lock:
+        thread = _preparing.pop(course.db_url, None)
+    if thread is None:
+        return
+    thread.join()
+    if thread.error is not None and not isinstance(thread.error, GradebookError):
+        raise thread.error
 
 
 def record(course: Course, results: Iterable[SubmissionResult], notebook: str | None = None) -> int:
@@ -87,6 +167,7 @@ def record(course: Course, results: Iterable[SubmissionResult], notebook: str | 
 
     notebook = notebook or course.assignment
     written = 0
+    _prepared(course)
     gradebook = _open(course, notebook)
     try:
         for result in results:
@@ -102,6 +183,10 @@ def record(course: Course, results: Iterable[SubmissionResult], notebook: str | 
                 grade.needs_manual_grade = part.needs_review
             written += 1
         gradebook.db.commit()
+    except Exception as error:
+        if _expected(error):
+            raise _gradebook_error(course, "write scores into", error) from error
+        raise
     finally:
         gradebook.close()
     return written

@@ -39,7 +39,7 @@ def row(result: SubmissionResult) -> dict[str, object]:
         "status": result.status,
         "total": f"{result.score:g}",
         "max_score": f"{result.max_score:g}",
-        "late": "yes" if result.late else "no",
+        "late": result.late_label,
         "submitted_at": result.submitted_at,
         "needs_review": "yes" if result.needs_review else "no",
         "isolation": isolation_summary(result.isolation),

@@ -18,6 +18,7 @@ from typing import Any
 STATUS_GRADED = "graded"
 STATUS_UNGRADABLE = "ungradable"
 STATUS_ERROR = "grader_error"
+LATE_UNKNOWN = "unknown"  # ``late`` when the batch has a due date but the submission no time
 
 
 @dataclass
@@ -62,7 +63,9 @@ class SubmissionResult:
     isolation: list[str] = field(default_factory=list)
     seconds: float = 0.0
     submitted_at: str = ""  # nbgrader's timestamp, when there is one
-    late: bool = False  # submitted after the due date (decided by the coordinator)
+    due: str = ""  # the due date ``late`` was decided against ("" = the batch had none)
+    late: bool = False  # submitted after the due date (flagged, not penalised)
+    late_unknown: bool = False  # a due date, but no readable submission time: a TA checks
     faults: list[str] = field(default_factory=list)  # checks that crashed: the grader's, for the TA
 
     @property
@@ -72,6 +75,11 @@ class SubmissionResult:
     @property
     def max_score(self) -> float:
         return round(sum(part.max_points for part in self.parts), 6)
+
+    @property
+    def late_label(self) -> str:
+        """``yes``, ``no`` or ``unknown`` (a due date, but no readable submission time)."""
+        return LATE_UNKNOWN if self.late_unknown else ("yes" if self.late else "no")
 
     def part(self, name: str) -> PartResult:
         return next(p for p in self.parts if p.part == name)
@@ -111,7 +119,8 @@ class SubmissionResult:
                 "isolation": self.isolation,
                 "seconds": round(self.seconds, 3),
                 "submitted_at": self.submitted_at,
-                "late": self.late,
+                "due": self.due,
+                "late": LATE_UNKNOWN if self.late_unknown else self.late,  # true, false, "unknown"
                 "grader_faults": self.faults,
             },
         }
@@ -144,7 +153,9 @@ class SubmissionResult:
             isolation=extra.get("isolation", []),
             seconds=extra.get("seconds", 0.0),
             submitted_at=extra.get("submitted_at", ""),
-            late=extra.get("late", False),
+            due=extra.get("due", ""),
+            late=extra.get("late", False) is True,
+            late_unknown=extra.get("late") == LATE_UNKNOWN,
             faults=extra.get("grader_faults", []),
         )
 

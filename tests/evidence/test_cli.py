@@ -44,7 +44,7 @@ def test_invalid_file_exits_one_and_lists_findings(capsys, write, evidence):
     assert code == 1
     assert "INVALID" in out.out
     assert "/hand_example/scale" in out.out and "scale_wrong" in out.out
-    assert "limitation_placeholder" in out.out
+    assert "/limitation" in out.out and "placeholder sentence" in out.out
 
 
 def test_copied_file_exits_one(capsys, write, reference_evidence):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from autograder.batch.course import parse_time
@@ -13,6 +13,13 @@ from autograder.spec import REPO, SPEC
 
 CONFIG = REPO / "cohorts.toml"
 COURSE_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
+# The exchange when cohorts.toml names none. Not nbgrader's own default
+# (/usr/local/share/nbgrader/exchange): cohorts.toml says why, and that students'
+# nbgrader_config.py must set the same Exchange.root.
+EXCHANGE = "/srv/nbgrader/exchange"
+# A due date needs a date, a time and a zone: a deadline read in the wrong zone is hours off.
+DUE_FORMS = '"2026-12-14 23:59:00 UTC", "2026-12-14T23:59:00Z" or "2026-12-14 23:59:00+01:00"'
+HAS_TIME = re.compile(r"\d[ T]\d{1,2}:\d{2}")
 
 
 class CohortConfigError(ValueError):
@@ -25,11 +32,50 @@ class Cohort:
 
     name: str
     course_id: str
-    due: datetime | None
+    due: datetime | None  # in UTC
     root: Path
     exchange: Path
     assignment: str = SPEC.name
     lms_filename_regexp: str = ""
+    due_as_written: datetime | None = field(default=None, compare=False)  # in its own zone
+
+    def due_text(self) -> str:
+        """The due date with its zone: '2026-12-14 23:59 UTC', or as written and in UTC
+        ('2026-12-15 00:59 +01:00 = 2026-12-14 23:59 UTC')."""
+        if self.due is None:
+            return "no due date"
+        utc = f"{self.due:%Y-%m-%d %H:%M} UTC"
+        written = self.due_as_written
+        offset = written.utcoffset() if written is not None else None
+        if not offset:
+            return utc
+        sign, minutes = ("+" if offset >= timedelta(0) else "-"), abs(offset) // timedelta(minutes=1)
+        return f"{written:%Y-%m-%d %H:%M} {sign}{minutes // 60:02d}:{minutes % 60:02d} = {utc}"
+
+
+def parse_due(name: str, value: object, path: Path) -> datetime | None:
+    """A cohort's due date as an aware datetime in the zone it was written in (None if none);
+    ``CohortConfigError`` unless it has a date, a time and a time zone."""
+    if value is None or value == "":
+        return None
+    shown = repr(value) if isinstance(value, str) else str(value)
+    problem = f"cohort {name!r}: due date {shown} in {path}"
+    fix = f"write it with a date, a time and a time zone: {DUE_FORMS}"
+    if isinstance(value, datetime):  # a TOML date-time, written without quotes
+        moment = value
+    elif isinstance(value, str):
+        text = value.strip()
+        if not HAS_TIME.search(text):
+            raise CohortConfigError(f"{problem} has no time: {fix}")
+        try:
+            moment = parse_time(text) if text.endswith("UTC") else datetime.fromisoformat(text)
+        except ValueError:
+            raise CohortConfigError(f"{problem} cannot be read: {fix}") from None
+    else:
+        raise CohortConfigError(f"{problem} is not a date and time: {fix}")
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise CohortConfigError(f"{problem} has no time zone: {fix}")
+    return moment
 
 
 def load_cohorts(path: Path = CONFIG) -> dict[str, Cohort]:
@@ -46,23 +92,22 @@ def load_cohorts(path: Path = CONFIG) -> dict[str, Cohort]:
         course_id = merged.get("course_id", name)
         if not COURSE_ID.match(course_id):
             raise CohortConfigError(f"cohort {name!r}: course id {course_id!r} has odd characters")
-        try:
-            due = parse_time(merged["due"]) if merged.get("due") else None
-        except ValueError:
-            raise CohortConfigError(f"cohort {name!r}: cannot read due date {merged['due']!r}") from None
+        due = parse_due(name, merged.get("due"), Path(path))
         cohorts[name] = Cohort(
             name=name,
             course_id=course_id,
-            due=due,
+            due=due.astimezone(UTC) if due else None,
             root=(base / merged.get("courses_root", "courses") / name).resolve(),
-            exchange=(base / merged.get("exchange", "/srv/nbgrader/exchange")).resolve(),
+            exchange=(base / merged.get("exchange", EXCHANGE)).resolve(),
             assignment=merged.get("assignment", SPEC.name),
             lms_filename_regexp=merged.get("lms_filename_regexp", ""),
+            due_as_written=due,
         )
     return cohorts
 
 
 def get_cohort(name: str, path: Path = CONFIG) -> Cohort:
+    """The cohort called ``name``; ``CohortConfigError`` if the file does not declare it."""
     cohorts = load_cohorts(path)
     if name not in cohorts:
         known = ", ".join(sorted(cohorts)) or "none"

@@ -12,12 +12,14 @@ import json
 import shutil
 import subprocess
 import sys
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.authoring import release as repo_release
 from autograder.batch.course import FEEDBACK_HTML, Course
 from autograder.batch.engine import BatchOptions, BatchSummary, grade_course
+from autograder.grading.submission import content_hash
 from autograder.integrations.cohorts.config import Cohort
 from autograder.spec import SPEC
 
@@ -36,7 +38,50 @@ c.FileNameCollectorPlugin.valid_ext = [".ipynb", ".json"]
 
 
 class WorkflowError(RuntimeError):
-    """An nbgrader step failed; the message carries the end of its log."""
+    """A step cannot run (it says why and what to do first), or an nbgrader step failed (the
+    message carries the end of its log)."""
+
+
+class NothingToCollect(WorkflowError):
+    """``collect`` found no submission anywhere: not a mistake, but nothing to grade either."""
+
+
+def command(step: str, cohort: Cohort) -> str:
+    return f"`python -m autograder cohort {step} {cohort.name}`"
+
+
+def require_released(cohort: Cohort) -> None:
+    """``WorkflowError`` unless ``release`` built the cohort's course root: its
+    nbgrader_config.py (course id, exchange) and its generated release."""
+    if not cohort.root.is_dir():
+        where = f"no course root at {cohort.root}"
+    elif not (cohort.root / "nbgrader_config.py").is_file():
+        where = f"no nbgrader_config.py in {cohort.root}"
+    elif not (cohort.root / "release" / cohort.assignment).is_dir():
+        where = f"no release/{cohort.assignment} in {cohort.root}"
+    else:
+        return
+    raise WorkflowError(f"cohort {cohort.name} was never released: run "
+                        f"{command('release', cohort)} first ({where})")
+
+
+def require_graded(cohort: Cohort) -> Course:
+    """The cohort's course, once ``grade`` has run in it (its grades.csv exists)."""
+    require_released(cohort)
+    course = Course(cohort.root, cohort.assignment)
+    if not course.grades_csv().is_file():
+        raise WorkflowError(f"nothing graded yet for cohort {cohort.name}: run "
+                            f"{command('grade', cohort)} first (no {course.grades_csv()})")
+    return course
+
+
+def _make_dir(path: Path, what: str) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise WorkflowError(f"cannot create the {what} {path}: {error.strerror or error}; "
+                            f"create it, or change `courses_root` / `exchange` in cohorts.toml"
+                            ) from None
 
 
 def nbgrader(cohort: Cohort, *args: str) -> str:
@@ -54,8 +99,8 @@ def nbgrader(cohort: Cohort, *args: str) -> str:
 
 def prepare_root(cohort: Cohort) -> None:
     """The cohort's course root: config, and source/ = the repository's plus cohort.json."""
-    cohort.root.mkdir(parents=True, exist_ok=True)
-    cohort.exchange.mkdir(parents=True, exist_ok=True)
+    _make_dir(cohort.root, "course root")
+    _make_dir(cohort.exchange, "exchange")
     (cohort.root / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(
         root=str(cohort.root), course_id=cohort.course_id, exchange=str(cohort.exchange),
         regexp=cohort.lms_filename_regexp,
@@ -71,6 +116,8 @@ def prepare_root(cohort: Cohort) -> None:
 def release(cohort: Cohort) -> list[str]:
     """Regenerate the repository's release if stale, then generate the cohort's copy
     (with its cohort.json) and release it to the exchange with the due date."""
+    _make_dir(cohort.root, "course root")  # a wrong path fails now, not after nbgrader ran
+    _make_dir(cohort.exchange, "exchange")
     steps = []
     if repo_release.check():
         steps.append("release/ was stale: regenerated from source/ (" +
@@ -84,28 +131,70 @@ def release(cohort: Cohort) -> list[str]:
         raise WorkflowError("the cohort's release leaks trusted material: " + "; ".join(problems))
     nbgrader(cohort, "release_assignment", cohort.assignment, "--force")
     steps.append(f"released {cohort.assignment} to course {cohort.course_id} in {cohort.exchange}"
-                 + (f", due {cohort.due:%Y-%m-%d %H:%M} UTC" if cohort.due else ""))
+                 + (f", due {cohort.due_text()}" if cohort.due else ""))
+    steps.append(f"students fetch and submit with `--course={cohort.course_id}` and "
+                 f"c.Exchange.root = {str(cohort.exchange)!r} in their nbgrader_config.py")
     return steps
 
 
 def set_due_date(cohort: Cohort) -> None:
     from nbgrader.api import Gradebook
 
-    from autograder.results.gradebook import _quiet_sqlalchemy
+    from autograder.results.gradebook import _quiet_sqlalchemy, create_if_new
 
     _quiet_sqlalchemy()
-    with Gradebook(Course(cohort.root, cohort.assignment).db_url, cohort.course_id) as gradebook:
+    db_url = Course(cohort.root, cohort.assignment).db_url
+    create_if_new(db_url)  # no `alembic` subprocess, whatever PATH the TA's shell has
+    with Gradebook(db_url, cohort.course_id) as gradebook:
         gradebook.update_or_create_assignment(cohort.assignment, duedate=cohort.due)
+
+
+def _submissions(course: Course) -> dict[str, str]:
+    """Every collected submission's content hash, by student."""
+    return {student: content_hash(course.submitted(student)) for student in course.students()}
+
+
+def _check_archives(archives: list[Path]) -> None:
+    for archive in archives:
+        if not Path(archive).is_file():
+            raise WorkflowError(f"--zip {archive}: no such file; pass the zip your LMS "
+                                "downloaded (files named <student id>__<file name>)")
+        if not zipfile.is_zipfile(archive):
+            raise WorkflowError(f"--zip {archive} is not a zip file; pass the zip your LMS "
+                                "downloaded (files named <student id>__<file name>)")
+
+
+def _inbound(cohort: Cohort) -> Path:
+    """The course's inbound folder in the exchange; ``WorkflowError`` if the exchange or the
+    course in it is missing (cohorts.toml then names another exchange than the students')."""
+    fix = (f"set `exchange` in cohorts.toml to the Exchange.root in the students' "
+           f"nbgrader_config.py, or run {command('release', cohort)} to create it")
+    if not cohort.exchange.is_dir():
+        raise WorkflowError(f"the exchange {cohort.exchange} does not exist: {fix}")
+    if not (cohort.exchange / cohort.course_id).is_dir():
+        raise WorkflowError(f"no course {cohort.course_id} in the exchange {cohort.exchange}: "
+                            f"{fix}")
+    return cohort.exchange / cohort.course_id / "inbound"
 
 
 def collect(cohort: Cohort, archives: list[Path] | None = None) -> list[str]:
     """Newest submission of each student from the exchange (``nbgrader collect
-    --update``), plus LMS downloads given as zip files (``nbgrader zip_collect``)."""
+    --update``), plus LMS downloads given as zip files (``nbgrader zip_collect``).
+
+    Refuses (``WorkflowError``) a cohort never released, a missing exchange and a zip that
+    is not one; raises ``NothingToCollect`` when no submission exists anywhere."""
+    archives = list(archives or [])
+    require_released(cohort)
+    _check_archives(archives)
+    inbound = _inbound(cohort)
+    course = Course(cohort.root, cohort.assignment)
+    before = _submissions(course)
     steps = []
-    inbound = cohort.exchange / cohort.course_id / "inbound"
     if inbound.is_dir() and any(inbound.iterdir()):
         nbgrader(cohort, "collect", cohort.assignment, "--update")
-        steps.append(f"collected from the exchange ({cohort.course_id})")
+        steps.append(f"collected from the exchange ({inbound})")
+    else:
+        steps.append(f"nothing in the exchange ({inbound} is empty)")
     if archives:
         archive_dir = cohort.root / "downloaded" / cohort.assignment / "archive"
         archive_dir.mkdir(parents=True, exist_ok=True)
@@ -113,7 +202,20 @@ def collect(cohort: Cohort, archives: list[Path] | None = None) -> list[str]:
             shutil.copy(archive, archive_dir / Path(archive).name)
         nbgrader(cohort, "zip_collect", cohort.assignment, "--force")
         steps.append(f"collected {len(archives)} LMS download(s)")
-    steps.append(f"{len(Course(cohort.root, cohort.assignment).students())} submission(s) in submitted/")
+    after = _submissions(course)
+    if not after:
+        where = (f"no submissions in {inbound}"
+                 + (" and no file in the zip matched lms_filename_regexp "
+                    "(<student id>__<file name>)" if archives else " and no --zip given"))
+        raise NothingToCollect(
+            f"nothing to collect for cohort {cohort.name}: {where}; students submit with "
+            f"`nbgrader submit {cohort.assignment} --course={cohort.course_id}`, "
+            "LMS downloads come in with --zip FILE")
+    new = sum(student not in before for student in after)
+    updated = sum(student in before and before[student] != digest
+                  for student, digest in after.items())
+    steps.append(f"{len(after)} submission(s) in {cohort.root / 'submitted'}: {new} new, "
+                 f"{updated} updated, {len(after) - new - updated} unchanged")
     return steps
 
 
@@ -121,14 +223,19 @@ def grade(cohort: Cohort, options: BatchOptions | None = None) -> BatchSummary:
     """``autograde`` for the cohort: its root, its cohort name (evidence inputs), its due date."""
     from dataclasses import replace
 
+    require_released(cohort)
+    course = Course(cohort.root, cohort.assignment)
+    if not course.students():
+        raise WorkflowError(f"no submissions in {cohort.root / 'submitted'} for cohort "
+                            f"{cohort.name}: run {command('collect', cohort)} first")
     options = replace(options or BatchOptions(), cohort=cohort.name, due=cohort.due)
-    return grade_course(Course(cohort.root, cohort.assignment), options=options)
+    return grade_course(course, options=options)
 
 
 def feedback(cohort: Cohort) -> list[Path]:
     """Each graded student's report into ``feedback/<student>/<assignment>/`` (nbgrader's
     layout, which ``nbgrader release_feedback`` and LMS uploads use)."""
-    course = Course(cohort.root, cohort.assignment)
+    course = require_graded(cohort)
     written = []
     for student in course.students():
         report = course.autograded(student) / FEEDBACK_HTML
@@ -151,7 +258,7 @@ def export(cohort: Cohort) -> ExportFiles:
     """nbgrader's own export from the gradebook, next to our grades.csv and a summary."""
     from autograder.integrations.cohorts.summary import write_summary
 
-    course = Course(cohort.root, cohort.assignment)
+    course = require_graded(cohort)
     target = cohort.root / "nbgrader-export.csv"
     nbgrader(cohort, "export", "--to", str(target))
     return ExportFiles(course.grades_csv(), target, write_summary(course))

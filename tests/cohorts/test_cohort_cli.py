@@ -1,0 +1,269 @@
+"""`python -m autograder cohort ...` through the real CLI: every mistake a TA can make ends
+in one line on stderr that says what is wrong and what to do, and a non-zero exit."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from autograder.cli import build_parser
+from autograder.integrations.cohorts import workflow
+from autograder.integrations.cohorts.config import CohortConfigError, get_cohort, load_cohorts
+from autograder.spec import REPO, SPEC
+
+ASSIGNMENT = SPEC.name
+NEVER_RELEASED = "cohort fall-a was never released: run `python -m autograder cohort release fall-a` first"
+
+
+def write_config(tmp: Path, due: str = '"2030-01-01 00:00:00 UTC"') -> Path:
+    path = tmp / "cohorts.toml"
+    path.write_text(f"""
+[defaults]
+courses_root = "{tmp / 'courses'}"
+exchange = "{tmp / 'exchange'}"
+
+[cohorts.fall-a]
+due = {due}
+""")
+    return path
+
+
+def cohort_cli(config: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", "cohort", "--config", str(config), *args],
+        cwd=REPO, capture_output=True, text=True, timeout=120, check=False,
+    )
+
+
+def one_line_error(done: subprocess.CompletedProcess, code: int = 2) -> str:
+    """The single stderr line of a refused command (and nothing that looks like a crash)."""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, f"expected one line on stderr, got:\n{done.stderr}"
+    assert done.returncode == code, (done.returncode, done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    return lines[0]
+
+
+def fake_release(config: Path) -> workflow.Cohort:
+    """What `cohort release` leaves behind, without running nbgrader: the course root with its
+    nbgrader_config.py and release/, and the course's folders in the exchange."""
+    cohort = get_cohort("fall-a", config)
+    workflow.prepare_root(cohort)
+    (cohort.root / "release" / ASSIGNMENT).mkdir(parents=True)
+    for box in ("outbound", "inbound"):
+        (cohort.exchange / cohort.course_id / box).mkdir(parents=True)
+    return cohort
+
+
+# ------------------------------------------------------------------ 1. never released
+
+
+@pytest.mark.parametrize("step", ["grade", "feedback", "export", "collect"])
+def test_a_step_refuses_a_cohort_never_released(tmp_path, step):
+    config = write_config(tmp_path)
+    line = one_line_error(cohort_cli(config, step, "fall-a"))
+    assert line == f"error: {NEVER_RELEASED} (no course root at {tmp_path / 'courses' / 'fall-a'})"
+    assert not (tmp_path / "courses").exists(), "a refused step must leave nothing behind"
+
+
+@pytest.mark.parametrize("step", ["grade", "feedback", "export", "collect"])
+def test_a_step_refuses_a_course_root_that_was_not_released(tmp_path, step):
+    config = write_config(tmp_path)
+    root = tmp_path / "courses" / "fall-a"
+    (root / "submitted" / "s1" / ASSIGNMENT).mkdir(parents=True)  # a root, but no release
+    line = one_line_error(cohort_cli(config, step, "fall-a"))
+    assert line.startswith(f"error: {NEVER_RELEASED}")
+
+
+def test_collect_refuses_a_missing_exchange(tmp_path):
+    config = write_config(tmp_path)
+    cohort = fake_release(config)
+    (cohort.exchange / cohort.course_id / "inbound").rmdir()
+    (cohort.exchange / cohort.course_id / "outbound").rmdir()
+    (cohort.exchange / cohort.course_id).rmdir()
+    cohort.exchange.rmdir()
+    line = one_line_error(cohort_cli(config, "collect", "fall-a"))
+    assert f"exchange {cohort.exchange} does not exist" in line
+    assert "Exchange.root" in line and "cohort release fall-a" in line
+    assert not cohort.exchange.exists()
+
+
+def test_collect_refuses_an_exchange_without_the_course(tmp_path):
+    config = write_config(tmp_path)
+    cohort = fake_release(config)
+    for box in ("outbound", "inbound"):
+        (cohort.exchange / cohort.course_id / box).rmdir()
+    (cohort.exchange / cohort.course_id).rmdir()
+    line = one_line_error(cohort_cli(config, "collect", "fall-a"))
+    assert f"no course fall-a in the exchange {cohort.exchange}" in line
+    assert "Exchange.root" in line
+
+
+def test_collect_says_when_there_is_nothing_at_all(tmp_path):
+    config = write_config(tmp_path)
+    cohort = fake_release(config)
+    line = one_line_error(cohort_cli(config, "collect", "fall-a"), code=1)
+    assert line.startswith("error: nothing to collect for cohort fall-a:")
+    assert str(cohort.exchange / "fall-a" / "inbound") in line and "--zip" in line
+
+
+def test_collect_refuses_a_missing_zip(tmp_path):
+    config = write_config(tmp_path)
+    fake_release(config)
+    missing = tmp_path / "moodle.zip"
+    line = one_line_error(cohort_cli(config, "collect", "fall-a", "--zip", str(missing)))
+    assert f"--zip {missing}: no such file" in line
+
+
+def test_collect_refuses_a_zip_that_is_not_one(tmp_path):
+    config = write_config(tmp_path)
+    fake_release(config)
+    (tmp_path / "grades.zip").write_text("not a zip")
+    line = one_line_error(cohort_cli(config, "collect", "fall-a", "--zip",
+                                     str(tmp_path / "grades.zip")))
+    assert "is not a zip file" in line
+
+
+def test_grade_refuses_a_released_cohort_without_submissions(tmp_path):
+    config = write_config(tmp_path)
+    fake_release(config)
+    line = one_line_error(cohort_cli(config, "grade", "fall-a"))
+    assert "no submissions" in line and "cohort collect fall-a" in line
+
+
+def test_feedback_and_export_refuse_a_cohort_never_graded(tmp_path):
+    config = write_config(tmp_path)
+    fake_release(config)
+    for step in ("feedback", "export"):
+        line = one_line_error(cohort_cli(config, step, "fall-a"))
+        assert "nothing graded yet" in line and "cohort grade fall-a" in line, line
+
+
+def test_release_refuses_an_exchange_it_cannot_create(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    config = write_config(tmp_path)
+    config.write_text(config.read_text().replace(str(tmp_path / "exchange"),
+                                                 str(tmp_path / "a-file" / "exchange")))
+    line = one_line_error(cohort_cli(config, "release", "fall-a"))
+    assert line.startswith(f"error: cannot create the exchange {tmp_path / 'a-file' / 'exchange'}")
+    assert "`exchange` in cohorts.toml" in line
+
+
+def test_usage_mistakes_are_one_line(tmp_path):
+    config = write_config(tmp_path)
+    assert "no cohort 'fall-b'" in one_line_error(cohort_cli(config, "grade", "fall-b"))
+    assert "cohort grade --help" in one_line_error(cohort_cli(config, "grade"))
+    line = one_line_error(cohort_cli(config, "grade", "fall-a", "--jobs", "0"))
+    assert "argument --jobs/-j: must be at least 1 (got 0)" in line
+    assert "cohort grade --help" in line
+    line = one_line_error(cohort_cli(tmp_path / "missing.toml", "list"))
+    assert "cannot read" in line and "missing.toml" in line
+
+
+# ------------------------------------------------------------------ 2. the exchange root
+
+
+def nbgrader_default_exchange() -> str:
+    from nbgrader.exchange.default.exchange import Exchange
+
+    return Exchange.class_traits()["root"].default_value
+
+
+def test_the_exchange_comment_in_cohorts_toml_is_true():
+    text = (REPO / "cohorts.toml").read_text()
+    exchange_line = next(line for line in text.splitlines() if line.startswith("exchange"))
+    configured = re.match(r'exchange\s*=\s*"([^"]+)"', exchange_line).group(1)
+    default = nbgrader_default_exchange()
+    assert default == "/usr/local/share/nbgrader/exchange"  # nbgrader 0.9.6
+    if configured != default:
+        assert "nbgrader's default" not in exchange_line.split("#", 1)[-1].replace(
+            f"nbgrader's default is {default}", "")
+        assert default in text, "say what nbgrader's default is, so the difference is visible"
+        assert "Exchange.root" in text and "nbgrader_config.py" in text, (
+            "say that students' nbgrader_config.py must point at the same Exchange.root")
+    assert {c.exchange for c in load_cohorts(REPO / "cohorts.toml").values()} == {Path(configured)}
+
+
+def test_list_shows_the_exchange_and_the_due_date_with_its_zone(tmp_path):
+    config = write_config(tmp_path, '"2030-01-01 00:59:00+01:00"')
+    done = cohort_cli(config, "list")
+    assert done.returncode == 0, done.stderr
+    assert "2030-01-01 00:59 +01:00 = 2029-12-31 23:59 UTC" in done.stdout
+    assert f"exchange {tmp_path / 'exchange'}" in done.stdout
+    assert f"root {tmp_path / 'courses' / 'fall-a'}" in done.stdout
+    assert "not released" in done.stdout
+
+
+# ------------------------------------------------------------------ 5. time zones
+
+
+@pytest.mark.parametrize("due", [
+    '"2030-01-01 00:00:00 UTC"',
+    '"2030-01-01T00:00:00Z"',
+    '"2030-01-01 01:00:00+01:00"',
+    '"2029-12-31T19:00:00-05:00"',
+    "2030-01-01T00:00:00Z",  # a TOML date-time with an offset
+])
+def test_due_dates_with_a_zone_are_read(tmp_path, due):
+    cohort = get_cohort("fall-a", write_config(tmp_path, due))
+    assert cohort.due == datetime(2030, 1, 1, tzinfo=UTC)
+    assert cohort.due.utcoffset().total_seconds() == 0
+
+
+@pytest.mark.parametrize("due", [
+    '"2030-01-01 00:00:00"',
+    '"2030-01-01T23:59"',
+    '"2030-01-01"',
+    '"2030-01-01 UTC"',
+    '"next friday"',
+    "2030-01-01T00:00:00",  # a TOML local date-time
+    "2030-01-01",  # a TOML date
+    "20300101",
+])
+def test_a_due_date_without_a_zone_is_refused(tmp_path, due):
+    config = write_config(tmp_path, due)
+    with pytest.raises(CohortConfigError):
+        get_cohort("fall-a", config)
+    line = one_line_error(cohort_cli(config, "list"))
+    assert line.startswith("error: cohort 'fall-a': due date ")
+    for form in ("UTC", "Z", "+01:00"):
+        assert form in line.split(":", 2)[-1]
+    assert str(config) in line
+
+
+# ------------------------------------------------------------------ 3. one set of options
+
+FLAGS = ["--jobs", "3", "--force", "--no-progress", "--cell-timeout", "7", "--call-timeout", "2",
+         "--memory-mb", "2048", "--allow-weaker-isolation", "--no-isolation"]
+
+
+def parsed(argv: list[str]):
+    from autograder.batch.command import options_from
+
+    return options_from(build_parser(argv).parse_args(argv))
+
+
+def test_cohort_grade_lists_the_grading_options(tmp_path):
+    done = cohort_cli(write_config(tmp_path), "grade", "--help")
+    assert done.returncode == 0, done.stderr
+    for flag in FLAGS:
+        if flag.startswith("--"):
+            assert flag in done.stdout, flag
+
+
+@pytest.mark.parametrize("flags", [FLAGS, []], ids=["every flag", "defaults"])
+def test_cohort_grade_and_autograde_take_the_same_grading_options(tmp_path, flags):
+    config = write_config(tmp_path)
+    ours = parsed(["autograde", ASSIGNMENT, "--root", str(tmp_path), *flags])
+    cohort = parsed(["cohort", "--config", str(config), "grade", "fall-a", *flags])
+    assert ours == cohort
+    if flags:
+        assert (ours.jobs, ours.force, ours.progress, ours.isolate, ours.allow_weaker) == (
+            3, True, False, False, True)
+        assert (ours.limits.cell_timeout, ours.limits.call_timeout, ours.limits.memory_mb) == (
+            7, 2, 2048)
