@@ -13,6 +13,7 @@ import pytest
 
 from autograder.authoring.sample_cohort import VARIANTS, build_submission
 from autograder.spec import REPO, SPEC
+from tests.support.cli import one_line_error
 
 ASSIGNMENT = SPEC.name
 FAST = ["--no-progress", "--jobs", "2", "--cell-timeout", "10", "--call-timeout", "5"]
@@ -23,14 +24,6 @@ def autograde(*args: str) -> subprocess.CompletedProcess:
         [sys.executable, "-m", "autograder", "autograde", *args],
         cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
     )
-
-
-def one_line_error(done: subprocess.CompletedProcess, code: int = 2) -> str:
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, f"expected one line on stderr, got:\n{done.stderr}"
-    assert done.returncode == code, (done.returncode, done.stdout, done.stderr)
-    assert "Traceback" not in done.stderr
-    return lines[0]
 
 
 @pytest.fixture

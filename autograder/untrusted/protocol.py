@@ -38,13 +38,7 @@ def send(
     head = json.dumps(header, allow_nan=False).encode("utf-8")
     data = memoryview(PREFIX.pack(len(head), len(payload)) + head + payload)
     while data:
-        if deadline is not None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise ChannelTimeout()
-            sock.settimeout(remaining)
-        else:
-            sock.settimeout(None)
+        _time_left(sock, deadline)
         try:
             sent = sock.send(data[: 1 << 20])
         except TimeoutError:
@@ -66,16 +60,21 @@ def recv(sock: socket.socket, deadline: float | None = None) -> tuple[dict[str, 
     return header, _read_exactly(sock, payload_len, deadline)
 
 
+def _time_left(sock: socket.socket, deadline: float | None) -> None:
+    """Make the next socket operation wait at most until ``deadline`` (None: no limit)."""
+    if deadline is None:
+        sock.settimeout(None)
+        return
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise ChannelTimeout()
+    sock.settimeout(remaining)
+
+
 def _read_exactly(sock: socket.socket, size: int, deadline: float | None) -> bytes:
     chunks = bytearray()
     while len(chunks) < size:
-        if deadline is not None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise ChannelTimeout()
-            sock.settimeout(remaining)
-        else:
-            sock.settimeout(None)
+        _time_left(sock, deadline)
         try:
             chunk = sock.recv(min(size - len(chunks), 1 << 20))
         except TimeoutError:

@@ -15,6 +15,7 @@ from autograder.cli import build_parser
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import CohortConfigError, get_cohort, load_cohorts
 from autograder.spec import REPO, SPEC
+from tests.support.cli import one_line_error
 
 ASSIGNMENT = SPEC.name
 NEVER_RELEASED = "cohort fall-a was never released: run `python -m autograder cohort release fall-a` first"
@@ -38,15 +39,6 @@ def cohort_cli(config: Path, *args: str) -> subprocess.CompletedProcess:
         [sys.executable, "-m", "autograder", "cohort", "--config", str(config), *args],
         cwd=REPO, capture_output=True, text=True, timeout=120, check=False,
     )
-
-
-def one_line_error(done: subprocess.CompletedProcess, code: int = 2) -> str:
-    """The single stderr line of a refused command (and nothing that looks like a crash)."""
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, f"expected one line on stderr, got:\n{done.stderr}"
-    assert done.returncode == code, (done.returncode, done.stdout, done.stderr)
-    assert "Traceback" not in done.stderr
-    return lines[0]
 
 
 def fake_release(config: Path) -> workflow.Cohort:
