@@ -11,6 +11,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 # name -> (module, one-line help); the module's docstring is the command's --help text.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -41,10 +42,17 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class Parser(argparse.ArgumentParser):
+    """A usage mistake is one line naming it and where to look, not the usage and a line."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The top-level parser. Only the command named in ``argv`` imports its module
     (some pull in torch or jsonschema), so ``--help`` and every command start fast."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m autograder",
         description="Tools for the H2 attention assignment (instructor and TA side).",
     )
@@ -70,6 +78,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `... | head`: the reader left; nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except KeyboardInterrupt:
+        print("interrupted: what was already graded is kept; run the same command again to "
+              "resume", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -96,3 +96,10 @@ def test_the_summary_adds_up(tmp_path):
     counts = re.match(r"(\d+) submissions: (\d+) graded, (\d+) ungradable, (\d+) grader", first)
     total, *kinds = map(int, counts.groups())
     assert total == sum(kinds)
+
+
+@pytest.mark.parametrize("argv", [["autogrde"], [], ["cohort"], ["verify-evidence"]])
+def test_top_level_mistakes_are_one_line(argv):
+    done = subprocess.run([sys.executable, "-m", "autograder", *argv], cwd=REPO,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert "--help" in one_line_error(done)
