@@ -31,6 +31,8 @@ __all__ = [
     "combine_masks",
     "attention_context",
     "scaled_dot_product_attention",
+    "self_attention",
+    "cross_attention",
     "torch_sdpa",
     "value_intervention",
     "score_entry_count",
@@ -217,6 +219,65 @@ def scaled_dot_product_attention(
     scores = attention_scores(Q, K, scale=scale)
     weights = stable_softmax(scores, mask=mask, temperature=temperature)
     return attention_context(weights, V), weights
+    ### END SOLUTION
+
+
+def self_attention(
+    X: ArrayLike,
+    W_q: ArrayLike,
+    W_k: ArrayLike,
+    W_v: ArrayLike,
+    mask: ArrayLike | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Self-attention: queries, keys and values are three projections of the same X.
+
+    X: ``(..., T, d_model)``; W_q and W_k: ``(d_model, d_k)``; W_v:
+    ``(d_model, d_v)``. Computes ``Q = X @ W_q``, ``K = X @ W_k`` and
+    ``V = X @ W_v`` and returns ``(context, weights)`` of shapes
+    ``(..., T, d_v)`` and ``(..., T, T)`` from your
+    ``scaled_dot_product_attention``. ``mask`` is passed on as it is (a
+    decoder passes a causal mask). Each W is a 2-D matrix. Float32 in,
+    float32 out; a projection whose first dimension is not ``d_model``
+    raises ``ValueError``.
+    """
+    ### BEGIN SOLUTION
+    X, W_q, W_k, W_v = (np.asarray(x) for x in (X, W_q, W_k, W_v))
+    for name, W in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
+        if W.ndim != 2 or W.shape[0] != X.shape[-1]:
+            raise ValueError(f"{name} must have shape (d_model={X.shape[-1]}, width), got {W.shape}")
+    return scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v, mask=mask)
+    ### END SOLUTION
+
+
+def cross_attention(
+    X_dec: ArrayLike,
+    X_enc: ArrayLike,
+    W_q: ArrayLike,
+    W_k: ArrayLike,
+    W_v: ArrayLike,
+    mask: ArrayLike | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cross-attention: queries from the decoder, keys and values from the encoder.
+
+    X_dec: ``(..., n_q, d_dec)``; X_enc: ``(..., n_k, d_enc)``, where
+    ``n_q`` and ``n_k`` may differ; W_q: ``(d_dec, d_k)``; W_k:
+    ``(d_enc, d_k)``; W_v: ``(d_enc, d_v)``. Computes ``Q = X_dec @ W_q``,
+    ``K = X_enc @ W_k`` and ``V = X_enc @ W_v`` and returns
+    ``(context, weights)`` of shapes ``(..., n_q, d_v)`` and
+    ``(..., n_q, n_k)`` from your ``scaled_dot_product_attention``. No causal
+    mask: every decoder position may read every encoder position. ``mask``
+    (e.g. the encoder's key padding) is passed on as it is, so it must
+    broadcast to ``(..., n_q, n_k)``: a padding mask ``(B, n_k)`` becomes
+    ``mask[:, None, :]`` of shape ``(B, 1, n_k)``. Each W is a 2-D matrix.
+    Float32 in, float32 out; a projection whose first dimension does not fit
+    its input raises ``ValueError``.
+    """
+    ### BEGIN SOLUTION
+    X_dec, X_enc, W_q, W_k, W_v = (np.asarray(x) for x in (X_dec, X_enc, W_q, W_k, W_v))
+    for name, W, X in (("W_q", W_q, X_dec), ("W_k", W_k, X_enc), ("W_v", W_v, X_enc)):
+        if W.ndim != 2 or W.shape[0] != X.shape[-1]:
+            raise ValueError(f"{name} must have shape ({X.shape[-1]}, width), got {W.shape}")
+    return scaled_dot_product_attention(X_dec @ W_q, X_enc @ W_k, X_enc @ W_v, mask=mask)
     ### END SOLUTION
 
 

@@ -48,19 +48,8 @@ SOLUTIONS = (
     "torch_heavy",
 )
 
-FUNCTIONS = (
-    "attention_scores",
-    "additive_scores",
-    "stable_softmax",
-    "causal_mask",
-    "padding_mask",
-    "combine_masks",
-    "attention_context",
-    "scaled_dot_product_attention",
-    "torch_sdpa",
-    "value_intervention",
-    "score_entry_count",
-)
+# Every graded function of the spec, so that a new part cannot be left out of a solution.
+FUNCTIONS = SPEC.function_parts
 
 # The notebook's setup cell imports these (plus matplotlib, which no solution needs);
 # the brief also allows ``torch.nn.functional``.
@@ -120,7 +109,7 @@ def report(scores: dict) -> str:
 
 @pytest.mark.parametrize("name", SOLUTIONS)
 def test_solution_is_a_notebook_answer(name):
-    """All 11 functions, each its own top-level definition (one solution cell each),
+    """Every graded function, each its own top-level definition (one solution cell each),
     no helpers at module level, only the setup cell's imports, and a limitation."""
     text = source_of(name)
     tree = ast.parse(text)

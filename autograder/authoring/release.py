@@ -112,6 +112,32 @@ def leaks(release_dir: Path) -> list[str]:
     return problems
 
 
+def missing_parts(release_dir: Path) -> list[str]:
+    """Graded parts whose cell the release in ``release_dir`` does not have.
+
+    A cohort released with an older notebook (before a part was added) would lose
+    that part's points for work it was never asked to do; the grader refuses it
+    instead. Empty when the folder holds no release notebook (nothing to compare)."""
+    path = release_dir / NOTEBOOK
+    if not path.is_file():
+        return []
+    import nbformat
+
+    try:
+        notebook = nbformat.read(path, as_version=4)
+    except Exception:  # noqa: BLE001 - an unreadable release is reported as lacking everything
+        return list(SPEC.part_points)
+    present = {grade_id(cell) for cell in notebook.cells}
+    return [name for name in SPEC.part_points if SPEC.part(name).grade_cell not in present]
+
+
+def stale_release_message(release_dir: Path, missing: list[str]) -> str:
+    """One line: which parts an older release lacks, and the two ways forward."""
+    return (f"the release in {release_dir} has no cell for {', '.join(missing)}, which this "
+            "grader grades: its students got an older notebook. Grade them with the grader "
+            "version they were released with, or release the current notebook to them first")
+
+
 def check(committed: Path = RELEASE_DIR) -> list[str]:
     """Problems with the committed release: drift from source/ and leaks (empty = good)."""
     if not (committed / NOTEBOOK).exists():

@@ -28,6 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
+from autograder.authoring.release import missing_parts, stale_release_message
 from autograder.batch.course import Course
 from autograder.batch.engine import BatchOptions, BatchSummary, grade_course
 from autograder.results.gradebook import GradebookError
@@ -209,6 +210,10 @@ def students_to_grade(course: Course, asked: list[str] | None) -> list[str]:
     if not present:
         raise UsageError(f"no submissions in {where}: collect them first (`nbgrader collect "
                          f"{course.assignment}`), or pass --root <the course root>")
+    release_dir = course.root / "release" / course.assignment
+    missing = missing_parts(release_dir)
+    if missing:
+        raise UsageError(stale_release_message(release_dir, missing))
     if not asked:
         return present
     unknown = [s for s in dict.fromkeys(asked) if s not in present]

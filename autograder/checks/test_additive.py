@@ -1,4 +1,4 @@
-"""Hidden checks for ``additive_scores`` (6 points)."""
+"""Hidden checks for ``additive_scores``."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def _check(student: Student, reference: ModuleType, args: tuple[np.ndarray, ...]
     expect_close(got, reference.additive_scores(*args), what, diagnose=lambda g: mc.additive_signatures(*args, g))
 
 
-@pytest.mark.part(NAME, points=2, requires="It can compare vectors of different widths (`d_q ≠ d_k`)")
+@pytest.mark.part(NAME, points=1, requires="It can compare vectors of different widths (`d_q ≠ d_k`)")
 def test_different_query_and_key_widths(student: Student, reference: ModuleType) -> None:
     """Additive scores (n_q, n_k) when queries and keys have different widths"""
     _check(student, reference, _inputs(201), "the additive scores")

@@ -1,4 +1,4 @@
-"""Hidden checks for ``causal_mask`` (5 points)."""
+"""Hidden checks for ``causal_mask``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hidden checks for ``combine_masks`` (6 points)."""
+"""Hidden checks for ``combine_masks``."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def _check(student: Student, causal: np.ndarray, key_padding: np.ndarray, what: 
     expect_equal_mask(got, want, what, diagnose=lambda g: mc.combine_signatures(causal, key_padding, g))
 
 
-@pytest.mark.part(NAME, points=2, requires="Intersect a causal ``(n_q, n_k)`` mask with a key-padding ``(B, n_k)`` mask")
+@pytest.mark.part(NAME, points=1, requires="Intersect a causal ``(n_q, n_k)`` mask with a key-padding ``(B, n_k)`` mask")
 def test_square(student: Student, reference: ModuleType) -> None:
     """Causal and key-padding masks combine into (B, n, n)"""
     _check(student, probes.causal(6, 6), probes.padding([6, 4, 2], 6), "the combined mask")

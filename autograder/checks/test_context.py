@@ -1,4 +1,4 @@
-"""Hidden checks for ``attention_context`` (5 points)."""
+"""Hidden checks for ``attention_context``."""
 
 from __future__ import annotations
 

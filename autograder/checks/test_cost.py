@@ -1,4 +1,4 @@
-"""Hidden checks for ``score_entry_count`` (3 points)."""
+"""Hidden checks for ``score_entry_count``."""
 
 from __future__ import annotations
 

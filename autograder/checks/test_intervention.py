@@ -1,4 +1,4 @@
-"""Hidden checks for ``value_intervention`` (8 points)."""
+"""Hidden checks for ``value_intervention``."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def _random(seed: int, lead: tuple[int, ...] = (probes.B, probes.H)) -> tuple:
     return Q, K, V, 2, probes.normal(seed + 1, probes.DV)
 
 
-@pytest.mark.part(NAME, points=2, requires="Replace value row ``index`` and report what changes (and what does not)")
+@pytest.mark.part(NAME, points=1, requires="Replace value row ``index`` and report what changes (and what does not)")
 def test_hand_example(student: Student, reference: ModuleType) -> None:
     """The lecture's intervention: value B -> [0, 20] changes the context, not the weights"""
     _check(student, reference, (probes.HAND_Q, probes.HAND_K, probes.HAND_V, 1, np.array([0.0, 20.0])))

@@ -1,4 +1,4 @@
-"""Hidden checks for ``padding_mask`` (5 points)."""
+"""Hidden checks for ``padding_mask``."""
 
 from __future__ import annotations
 

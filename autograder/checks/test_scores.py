@@ -1,4 +1,4 @@
-"""Hidden checks for ``attention_scores`` (8 points)."""
+"""Hidden checks for ``attention_scores``."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def test_more_keys_than_queries(student: Student, reference: ModuleType) -> None
     expect_close(got, reference.attention_scores(Q, K), "the scores", diagnose=_diagnose(Q, K))
 
 
-@pytest.mark.part(NAME, points=2, requires="leading (batch/head) dimensions broadcast")
+@pytest.mark.part(NAME, points=1, requires="leading (batch/head) dimensions broadcast")
 def test_batch_and_head_dimensions(student: Student, reference: ModuleType) -> None:
     """Scores with batch and head dimensions (..., n_q, n_k)"""
     Q, K, _ = probes.qkv(102, lead=(probes.B, probes.H))

@@ -1,4 +1,4 @@
-"""Hidden checks for ``scaled_dot_product_attention`` (8 points).
+"""Hidden checks for ``scaled_dot_product_attention``.
 
 The function is graded on its own logic: it should call the student's own
 ``attention_scores``, ``stable_softmax`` and ``attention_context`` (as the

@@ -1,4 +1,4 @@
-"""Hidden checks for ``stable_softmax`` (16 points)."""
+"""Hidden checks for ``stable_softmax``."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def _blocked_are_zero(got: np.ndarray, blocked: np.ndarray, what: str) -> None:
     expect(bool(np.all(got[weights] == 0.0)), f"{what}: blocked entries must be exactly 0.0.")
 
 
-@pytest.mark.part(NAME, points=2, requires="Row-wise softmax over the last axis")
+@pytest.mark.part(NAME, points=1, requires="Row-wise softmax over the last axis")
 def test_rows_are_distributions(student: Student, reference: ModuleType) -> None:
     """Each query row is a probability distribution over the keys (n_q != n_k)"""
     _check(student, reference, probes.normal(301, probes.NQ, probes.NK, scale=3.0))
@@ -82,7 +82,7 @@ def test_minus_infinity_gets_zero_weight(student: Student, reference: ModuleType
     _blocked_are_zero(got, blocked, "the weights of -inf scores")
 
 
-@pytest.mark.part(NAME, points=2, requires="True = may attend. Blocked entries and ``-inf`` scores get weight exactly 0.0")
+@pytest.mark.part(NAME, points=1, requires="True = may attend. Blocked entries and ``-inf`` scores get weight exactly 0.0")
 def test_mask_blocks_keys(student: Student, reference: ModuleType) -> None:
     """Masked keys (False) get weight exactly 0 and each row still sums to one"""
     scores = probes.normal(351, probes.NQ, probes.NK, scale=2.0)
@@ -104,7 +104,7 @@ def _all_masked_inputs(seed: int, empty_row: int) -> tuple[np.ndarray, np.ndarra
     return scores, mask
 
 
-@pytest.mark.part(NAME, points=2, requires="A row with no permitted finite score has no softmax: it raises ``ValueError``")
+@pytest.mark.part(NAME, points=1, requires="A row with no permitted finite score has no softmax: it raises ``ValueError``")
 def test_all_masked_row_raises(student: Student, reference: ModuleType) -> None:
     """A row where every key is masked raises ValueError (no NaN, no made-up weights)"""
     scores, mask = _all_masked_inputs(371, empty_row=3)

@@ -1,4 +1,4 @@
-"""Hidden checks for ``torch_sdpa`` (8 points)."""
+"""Hidden checks for ``torch_sdpa``."""
 
 from __future__ import annotations
 
@@ -47,13 +47,13 @@ def _check(
     return expect_close(got, want, what, diagnose=diagnose)
 
 
-@pytest.mark.part(NAME, points=2, requires="Context from PyTorch's ``scaled_dot_product_attention``, as a NumPy array")
+@pytest.mark.part(NAME, points=1, requires="Context from PyTorch's ``scaled_dot_product_attention``, as a NumPy array")
 def test_matches_reference(student: Student, reference: ModuleType) -> None:
     """float64 parity with batch and head dimensions (no mask)"""
     _check(student, reference, *probes.qkv(701, lead=(probes.B, probes.H)))
 
 
-@pytest.mark.part(NAME, points=2, requires="the mask is passed as a Boolean tensor, where SDPA also reads True = may attend")
+@pytest.mark.part(NAME, points=1, requires="the mask is passed as a Boolean tensor, where SDPA also reads True = may attend")
 def test_boolean_mask_convention(student: Student, reference: ModuleType) -> None:
     """A Boolean mask (True = may attend) blocks exactly the masked keys"""
     Q, K, _ = probes.qkv(711, lead=(probes.B, probes.H))

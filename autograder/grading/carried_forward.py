@@ -2,14 +2,14 @@
 
 ``scaled_dot_product_attention`` is meant to be built from the student's own
 ``attention_scores``, ``stable_softmax`` and ``attention_context``, and
-``value_intervention`` from their own ``scaled_dot_product_attention``. When such a
-function disagrees with the reference, the checks recompute what the student's own
-building blocks give on the same inputs (in the sandbox, plain data only). If the
-function agrees with *that*, and a building block is what differs from the reference,
-the check passes "carried forward": the bug is charged once, in the part where it
-lives. A building block that raises the same error also carries forward (its own part
-pays for it), except an unimplemented stub (``NotImplementedError``): a function that
-cannot run without it cannot earn points either.
+``value_intervention``, ``self_attention`` and ``cross_attention`` from their own
+``scaled_dot_product_attention``. When such a function disagrees with the reference,
+the checks recompute what the student's own building blocks give on the same inputs
+(in the sandbox, plain data only). If the function agrees with *that*, and a building
+block is what differs from the reference, the check passes "carried forward": the bug is
+charged once, in the part where it lives. A building block that raises the same error
+also carries forward (its own part pays for it), except an unimplemented stub
+(``NotImplementedError``): a function that cannot run without it cannot earn points either.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from autograder.grading.assertions import CarriedForward, CheckFailure
 from autograder.grading.student import Student, StudentError
 
 COMPONENTS = ("attention_scores", "stable_softmax", "attention_context")
+SDPA = "scaled_dot_product_attention"
 RTOL, ATOL = 1e-7, 1e-9  # float64: any correct formula agrees far closer (assertions.py)
 RTOL_F32, ATOL_F32 = 1e-4, 1e-5
 
@@ -122,6 +123,35 @@ def own_intervention(
         "context_before": before_pair[0], "weights_before": before_pair[1],
         "context_after": after_pair[0], "weights_after": after_pair[1],
     }, () if right else ("scaled_dot_product_attention",))
+
+
+def own_projected(
+    student: Student, reference: ModuleType, X_q: np.ndarray, X_kv: np.ndarray,
+    W_q: np.ndarray, W_k: np.ndarray, W_v: np.ndarray, mask: np.ndarray | None = None,
+) -> Own:
+    """``(context, weights)`` from the student's own ``scaled_dot_product_attention`` on the
+    right projections ``X_q @ W_q``, ``X_kv @ W_k`` and ``X_kv @ W_v`` (computed here, on
+    the trusted side), as ``self_attention`` (``X_q`` is ``X_kv``) and ``cross_attention``
+    should call it.
+
+    The blame goes where the bug lives: when their SDPA is itself only carrying a bug of
+    its own blocks forward (it gives what those blocks give, or raises their error), the
+    blocks are named, not the SDPA, which keeps its points."""
+    X_q, X_kv, W_q, W_k, W_v = (np.asarray(x) for x in (X_q, X_kv, W_q, W_k, W_v))
+    Q, K, V = X_q @ W_q, X_kv @ W_k, X_kv @ W_v
+    try:
+        pair = student.call(SDPA, Q, K, V, **_kwargs(mask))
+    except StudentError as error:
+        blocks = own_attention(student, reference, Q, K, V, mask)
+        if blocks.error is not None and blocks.error.signature() == error.signature():
+            return blocks
+        return Own(None, (SDPA,), error, SDPA)
+    if same(pair, reference.scaled_dot_product_attention(Q, K, V, **_kwargs(mask))):
+        return Own(pair, ())
+    blocks = own_attention(student, reference, Q, K, V, mask)
+    if blocks.error is None and blocks.wrong and same(pair, blocks.value):
+        return Own(pair, blocks.wrong)
+    return Own(pair, (SDPA,))
 
 
 def settle(failure: CheckFailure, own: Own, part: str, agrees: Callable[[Any], bool]) -> None:

@@ -41,25 +41,14 @@ JOBS = 2
 SANDBOX_UIDS = range(61000, 62000)  # autograder.sandbox: first sandbox uid and how many
 TOKEN_ENV = "H2_HOSTILE_TEST_TOKEN"
 SITE_PACKAGES = Path(sysconfig.get_paths()["purelib"])  # the venv the workers run from
-FUNCTION_PARTS = (
-    "attention_scores",
-    "stable_softmax",
-    "attention_context",
-    "scaled_dot_product_attention",
-    "causal_mask",
-    "padding_mask",
-    "combine_masks",
-    "torch_sdpa",
-    "value_intervention",
-    "additive_scores",
-    "score_entry_count",
-)
+FUNCTION_PARTS = SPEC.function_parts
 EVIDENCE_PARTS = ("evidence", "limitation")
 # What calls what in a correct solution: a function that does not return (or crashes its
 # process) costs the parts that call it too; a wrong result is carried forward instead.
 CALLERS = {
-    "attention_scores": ("attention_scores", "scaled_dot_product_attention", "value_intervention"),
-    "stable_softmax": ("stable_softmax", "scaled_dot_product_attention", "value_intervention"),
+    name: (name, "scaled_dot_product_attention", "self_attention", "cross_attention",
+           "value_intervention")
+    for name in ("attention_scores", "stable_softmax")
 }
 
 

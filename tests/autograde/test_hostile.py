@@ -26,6 +26,8 @@ from hostile_cases import (
     student_of,
 )
 
+from autograder.authoring import sample_cohort as cohort
+from autograder.authoring.sync import grade_id
 from autograder.results.result import STATUS_ERROR, load
 from autograder.spec import REPO, SPEC
 
@@ -185,12 +187,15 @@ def test_hung_cell_is_named_like_a_raising_cell(hostile_batch: HostileBatch) -> 
     """Both notes name a cell by its place in the notebook (``_cell_notes``' numbering)."""
     raising = hostile_batch.result(student_of(_case("sys_exit_cells")))
     hanging = hostile_batch.result(student_of(_case("loop_top_level")))
-    # The solved notebook: cell 4 is hand_example; both cases insert their cells after it
-    # (loop_top_level) or after score_entry_count (sys_exit_cells, cell 43).
-    assert any(re.search(r"notebook cell 44 raised SystemExit", n) for n in raising.notes), (
+    # Cells are numbered from 1 in the solved notebook; loop_top_level inserts its cell right
+    # after hand_example, sys_exit_cells its cells right after score_entry_count.
+    ids = [grade_id(cell) for cell in cohort.solved_notebook("numbering").cells]
+    after_count = ids.index("score_entry_count") + 2
+    after_hand = ids.index("hand_example") + 2
+    assert any(f"notebook cell {after_count} raised SystemExit" in n for n in raising.notes), (
         raising.notes
     )
-    assert any(re.search(r"notebook cell 5 was skipped", n) for n in hanging.notes), hanging.notes
+    assert any(f"notebook cell {after_hand} was skipped" in n for n in hanging.notes), hanging.notes
 
 
 def _case(name: str) -> Hostile:

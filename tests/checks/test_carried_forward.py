@@ -8,6 +8,8 @@ blamed.
 
 from __future__ import annotations
 
+import pytest
+
 from .corpus_support import grade_source, override_source
 
 UNSCALED = '''
@@ -53,3 +55,82 @@ def test_a_correct_block_is_not_blamed_for_the_caller_s_bug():
     assert sdpa.points < sdpa.max_points
     assert not any("The cause is in your `stable_softmax`" in m for m in sdpa.messages)
     assert scores["stable_softmax"].points == scores["stable_softmax"].max_points
+
+
+# ---------------------------------------------------- self- and cross-attention use SDPA
+
+SOFTMAX_OVER_QUERIES = '''
+def stable_softmax(scores, mask=None, temperature=1.0):
+    scores = np.asarray(scores) / temperature
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    exps = np.exp(scores - scores.max(axis=-2, keepdims=True))
+    return exps / exps.sum(axis=-2, keepdims=True)  # BUG: normalised over the queries
+'''
+OWN_WIRING_BUGS = '''
+def self_attention(X, W_q, W_k, W_v, mask=None):
+    X = np.asarray(X)
+    return scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_k, mask=mask)  # BUG: V = X W_k
+
+
+def cross_attention(X_dec, X_enc, W_q, W_k, W_v, mask=None):
+    X_dec, X_enc = np.asarray(X_dec), np.asarray(X_enc)
+    Q, K, V = X_dec @ W_q, X_enc @ W_k, X_enc @ W_v
+    causal = causal_mask(Q.shape[-2], K.shape[-2])  # BUG: no causal mask in cross-attention
+    return scaled_dot_product_attention(Q, K, V, mask=causal if mask is None else causal & mask)
+'''
+STUB_SDPA = '''
+def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, temperature=1.0):
+    raise NotImplementedError()
+'''
+PROJECTING_PARTS = ("self_attention", "cross_attention")
+
+
+def test_a_softmax_bug_costs_nothing_in_self_and_cross_attention():
+    scores = grade_source(override_source(SOFTMAX_OVER_QUERIES))
+    assert scores["stable_softmax"].points < scores["stable_softmax"].max_points
+    for part in ("scaled_dot_product_attention", *PROJECTING_PARTS):
+        assert scores[part].points == scores[part].max_points, scores[part].messages
+    assert any(m.startswith("carried forward from `stable_softmax`")
+               for m in scores["scaled_dot_product_attention"].messages)
+    # The note names where the bug lives (their SDPA only carries it forward and keeps
+    # its points), not the function self- and cross-attention call.
+    for part in PROJECTING_PARTS:
+        assert scores[part].messages == (
+            f"carried forward from `stable_softmax`: your `{part}` uses it correctly, so the bug "
+            "costs points only in `stable_softmax`",
+        ), scores[part].messages
+
+
+def test_an_sdpa_bug_of_its_own_is_named_in_self_and_cross_attention():
+    scores = grade_source(override_source(SDPA_IGNORES_MASK))
+    assert scores["scaled_dot_product_attention"].points < scores["scaled_dot_product_attention"].max_points
+    for part in PROJECTING_PARTS:
+        assert scores[part].points == scores[part].max_points, scores[part].messages
+        assert any(m.startswith("carried forward from `scaled_dot_product_attention`: "
+                                f"your `{part}` uses it correctly")
+                   for m in scores[part].messages), scores[part].messages
+
+
+def test_a_wiring_bug_of_its_own_still_costs_points_beside_a_softmax_bug():
+    scores = grade_source(override_source(SOFTMAX_OVER_QUERIES + OWN_WIRING_BUGS))
+    # Their result is not what their own SDPA gives on the right projections: every
+    # check of both parts fails, none is carried forward.
+    for part in PROJECTING_PARTS:
+        assert scores[part].points == 0, scores[part].messages
+        assert not any("carried forward" in m for m in scores[part].messages), scores[part].messages
+    # The same bugs on a correct softmax: each part reports its own misconception.
+    alone = grade_source(override_source(OWN_WIRING_BUGS))
+    assert "values_projected_with_wk" in alone["self_attention"].diagnoses
+    assert "cross_causal_mask" in alone["cross_attention"].diagnoses
+    assert alone["stable_softmax"].points == alone["stable_softmax"].max_points
+
+
+@pytest.mark.parametrize(("stub", "missing"), [(STUB_SDPA, "scaled_dot_product_attention"),
+                                               (STUB_SCORES, "attention_scores")], ids=["sdpa", "scores"])
+def test_self_and_cross_attention_cannot_run_without_an_implemented_block(stub, missing):
+    scores = grade_source(override_source(stub))
+    for part in PROJECTING_PARTS:
+        assert scores[part].points == 0
+        assert any(f"needs your `{missing}`, which is not implemented yet" in m
+                   for m in scores[part].messages), scores[part].messages

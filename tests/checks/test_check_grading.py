@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import textwrap
 import time
@@ -26,12 +27,14 @@ from tests.support.notebook_cells import code_cells
 from .corpus_support import grade_source, override_source, reference_source, stub_source
 
 PART_POINTS = SPEC.function_points
-NOTEBOOK_POINTS = {
-    "attention_scores": 8, "additive_scores": 6, "stable_softmax": 16, "causal_mask": 5,
-    "padding_mask": 5, "combine_masks": 6, "attention_context": 5,
-    "scaled_dot_product_attention": 8, "torch_sdpa": 8, "value_intervention": 8,
-    "score_entry_count": 3,
-}
+
+
+def notebook_points() -> dict[str, int]:
+    """The points on each function part's grade cell, as the release notebook shows them."""
+    cells = {cell["metadata"]["nbgrader"]["grade_id"]: cell["metadata"]["nbgrader"]
+             for cell in json.loads(SPEC.release_notebook.read_text(encoding="utf-8"))["cells"]
+             if cell["metadata"].get("nbgrader", {}).get("grade")}
+    return {part: cells[SPEC.part(part).grade_cell]["points"] for part in SPEC.function_parts}
 
 
 @pytest.fixture(scope="module")
@@ -40,11 +43,13 @@ def reference_results():
 
 
 def test_part_points_match_the_notebook(reference_results):
-    assert PART_POINTS == NOTEBOOK_POINTS and sum(PART_POINTS.values()) == 78
+    shown = notebook_points()
+    assert PART_POINTS == shown
+    assert sum(SPEC.part_points.values()) == 100
     available: dict[str, int] = {}
     for result in reference_results:
         available[result.part] = available.get(result.part, 0) + result.max_points
-    assert available == NOTEBOOK_POINTS
+    assert available == shown
 
 
 def test_every_part_has_several_checks_for_partial_credit(reference_results):

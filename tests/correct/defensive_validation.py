@@ -211,6 +211,91 @@ def scaled_dot_product_attention(
     return context, weights
 
 
+def self_attention(
+    X: ArrayLike,
+    W_q: ArrayLike,
+    W_k: ArrayLike,
+    W_v: ArrayLike,
+    mask: ArrayLike | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Self-attention: queries, keys and values are three projections of the same X."""
+    X = np.asarray(X)
+    if X.ndim < 2:
+        raise ValueError(f"X must have shape (..., T, d_model), got shape {X.shape}")
+    if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
+        raise ValueError(f"X must be numeric, got dtype {X.dtype}")
+    d_model = X.shape[-1]
+    weights_in = {"W_q": np.asarray(W_q), "W_k": np.asarray(W_k), "W_v": np.asarray(W_v)}
+    for name, W in weights_in.items():
+        if W.ndim != 2:
+            raise ValueError(f"{name} must have shape (d_model, d), got shape {W.shape}")
+        if not (np.issubdtype(W.dtype, np.number) or W.dtype == bool):
+            raise ValueError(f"{name} must be numeric, got dtype {W.dtype}")
+        if W.shape[0] != d_model:
+            raise ValueError(
+                f"d_model: {name} has {W.shape[0]} rows but X has {d_model} columns; they must agree"
+            )
+    if weights_in["W_q"].shape[1] != weights_in["W_k"].shape[1]:
+        raise ValueError(
+            f"d_k: W_q projects to {weights_in['W_q'].shape[1]} but W_k to "
+            f"{weights_in['W_k'].shape[1]}; they must agree"
+        )
+    if not np.issubdtype(X.dtype, np.floating):
+        X = X.astype(np.float64)  # integers: float64 is allowed
+    Q, K, V = (np.matmul(X, W) for W in weights_in.values())
+    context, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return context, weights
+
+
+def cross_attention(
+    X_dec: ArrayLike,
+    X_enc: ArrayLike,
+    W_q: ArrayLike,
+    W_k: ArrayLike,
+    W_v: ArrayLike,
+    mask: ArrayLike | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cross-attention: queries from the decoder, keys and values from the encoder."""
+    X_dec, X_enc = np.asarray(X_dec), np.asarray(X_enc)
+    W_q, W_k, W_v = np.asarray(W_q), np.asarray(W_k), np.asarray(W_v)
+    for name, x in (("X_dec", X_dec), ("X_enc", X_enc)):
+        if x.ndim < 2:
+            raise ValueError(f"{name} must have shape (..., n, d), got shape {x.shape}")
+    for name, x in (("X_dec", X_dec), ("X_enc", X_enc), ("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
+        if not (np.issubdtype(x.dtype, np.number) or x.dtype == bool):
+            raise ValueError(f"{name} must be numeric, got dtype {x.dtype}")
+    for name, W in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
+        if W.ndim != 2:
+            raise ValueError(f"{name} must have shape (d_in, d_out), got shape {W.shape}")
+    if W_q.shape[0] != X_dec.shape[-1]:
+        raise ValueError(
+            f"d_dec: W_q has {W_q.shape[0]} rows but X_dec has {X_dec.shape[-1]} columns"
+        )
+    for name, W in (("W_k", W_k), ("W_v", W_v)):
+        if W.shape[0] != X_enc.shape[-1]:
+            raise ValueError(
+                f"d_enc: {name} has {W.shape[0]} rows but X_enc has {X_enc.shape[-1]} columns"
+            )
+    if W_q.shape[1] != W_k.shape[1]:
+        raise ValueError(f"d_k: W_q projects to {W_q.shape[1]} but W_k to {W_k.shape[1]}")
+    try:
+        np.broadcast_shapes(X_dec.shape[:-2], X_enc.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"batch dimensions of X_dec {X_dec.shape[:-2]} and X_enc {X_enc.shape[:-2]} "
+            "do not broadcast"
+        ) from None
+    if not np.issubdtype(X_dec.dtype, np.floating):
+        X_dec = X_dec.astype(np.float64)
+    if not np.issubdtype(X_enc.dtype, np.floating):
+        X_enc = X_enc.astype(np.float64)
+    Q = np.matmul(X_dec, W_q)
+    K = np.matmul(X_enc, W_k)
+    V = np.matmul(X_enc, W_v)
+    context, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return context, weights
+
+
 def torch_sdpa(
     Q: ArrayLike,
     K: ArrayLike,

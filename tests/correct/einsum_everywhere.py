@@ -129,6 +129,55 @@ def scaled_dot_product_attention(
     return attention_context(weights, V), weights
 
 
+def self_attention(
+    X: ArrayLike,
+    W_q: ArrayLike,
+    W_k: ArrayLike,
+    W_v: ArrayLike,
+    mask: ArrayLike | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Self-attention: queries, keys and values are three projections of the same X."""
+    X = np.asarray(X)
+    W_q, W_k, W_v = np.asarray(W_q), np.asarray(W_k), np.asarray(W_v)
+    if X.ndim < 2:
+        raise ValueError(f"X must be (..., T, d_model), got shape {X.shape}")
+    for name, W in {"W_q": W_q, "W_k": W_k, "W_v": W_v}.items():
+        if W.ndim != 2 or W.shape[0] != X.shape[-1]:
+            raise ValueError(
+                f"d_model mismatch: X has {X.shape[-1]} columns, {name} has shape {W.shape}"
+            )
+    Q = np.einsum("...td,dk->...tk", X, W_q)
+    K = np.einsum("...td,dk->...tk", X, W_k)
+    V = np.einsum("...td,dv->...tv", X, W_v)
+    return scaled_dot_product_attention(Q, K, V, mask=mask)
+
+
+def cross_attention(
+    X_dec: ArrayLike,
+    X_enc: ArrayLike,
+    W_q: ArrayLike,
+    W_k: ArrayLike,
+    W_v: ArrayLike,
+    mask: ArrayLike | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cross-attention: queries from the decoder, keys and values from the encoder."""
+    X_dec, X_enc = np.asarray(X_dec), np.asarray(X_enc)
+    W_q, W_k, W_v = np.asarray(W_q), np.asarray(W_k), np.asarray(W_v)
+    if X_dec.ndim < 2 or X_enc.ndim < 2:
+        raise ValueError("X_dec must be (..., n_q, d_dec) and X_enc (..., n_k, d_enc)")
+    if W_q.ndim != 2 or W_q.shape[0] != X_dec.shape[-1]:
+        raise ValueError(f"d_dec mismatch: X_dec has {X_dec.shape[-1]} columns, W_q {W_q.shape}")
+    for name, W in {"W_k": W_k, "W_v": W_v}.items():
+        if W.ndim != 2 or W.shape[0] != X_enc.shape[-1]:
+            raise ValueError(
+                f"d_enc mismatch: X_enc has {X_enc.shape[-1]} columns, {name} has shape {W.shape}"
+            )
+    Q = np.einsum("...qd,dk->...qk", X_dec, W_q)
+    K = np.einsum("...kd,dh->...kh", X_enc, W_k)
+    V = np.einsum("...kd,dv->...kv", X_enc, W_v)
+    return scaled_dot_product_attention(Q, K, V, mask=mask)
+
+
 def torch_sdpa(
     Q: ArrayLike,
     K: ArrayLike,

@@ -180,6 +180,66 @@ def scaled_dot_product_attention(
     return context, weights
 
 
+def self_attention(
+    X: ArrayLike,
+    W_q: ArrayLike,
+    W_k: ArrayLike,
+    W_v: ArrayLike,
+    mask: ArrayLike | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Self-attention: queries, keys and values are three projections of the same X."""
+    X = np.asarray(X)
+    if X.ndim < 2:
+        raise ValueError("X must have shape (..., T, d_model)")
+    d_model = X.shape[-1]
+    projections = []
+    for name, W in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
+        W = np.asarray(W)
+        if W.ndim != 2:
+            raise ValueError(f"{name} must be a matrix (d_model, d), got shape {W.shape}")
+        if W.shape[0] != d_model:
+            raise ValueError(f"{name} has {W.shape[0]} rows but X has d_model = {d_model}")
+        projected = np.zeros(X.shape[:-1] + (W.shape[1],), dtype=np.result_type(X, W))
+        for row in np.ndindex(*X.shape[:-1]):  # every token of every batch, one at a time
+            projected[row] = X[row] @ W
+        projections.append(projected)
+    Q, K, V = projections
+    context, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return context, weights
+
+
+def cross_attention(
+    X_dec: ArrayLike,
+    X_enc: ArrayLike,
+    W_q: ArrayLike,
+    W_k: ArrayLike,
+    W_v: ArrayLike,
+    mask: ArrayLike | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cross-attention: queries from the decoder, keys and values from the encoder."""
+    X_dec, X_enc = np.asarray(X_dec), np.asarray(X_enc)
+    if X_dec.ndim < 2 or X_enc.ndim < 2:
+        raise ValueError("X_dec must have shape (..., n_q, d_dec) and X_enc (..., n_k, d_enc)")
+    projections = []
+    for name, W, X, source in (
+        ("W_q", W_q, X_dec, "X_dec"),
+        ("W_k", W_k, X_enc, "X_enc"),
+        ("W_v", W_v, X_enc, "X_enc"),
+    ):
+        W = np.asarray(W)
+        if W.ndim != 2:
+            raise ValueError(f"{name} must be a matrix, got shape {W.shape}")
+        if W.shape[0] != X.shape[-1]:
+            raise ValueError(f"{name} has {W.shape[0]} rows but {source} has width {X.shape[-1]}")
+        projected = np.zeros(X.shape[:-1] + (W.shape[1],), dtype=np.result_type(X, W))
+        for row in np.ndindex(*X.shape[:-1]):
+            projected[row] = X[row] @ W
+        projections.append(projected)
+    Q, K, V = projections
+    context, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return context, weights
+
+
 def torch_sdpa(
     Q: ArrayLike,
     K: ArrayLike,

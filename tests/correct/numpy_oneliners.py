@@ -113,6 +113,45 @@ def scaled_dot_product_attention(
     return attention_context(weights, V), weights
 
 
+def self_attention(
+    X: ArrayLike,
+    W_q: ArrayLike,
+    W_k: ArrayLike,
+    W_v: ArrayLike,
+    mask: ArrayLike | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Self-attention: queries, keys and values are three projections of the same X."""
+    X, W_q, W_k, W_v = (np.asarray(x) for x in (X, W_q, W_k, W_v))
+    if X.ndim < 2:
+        raise ValueError(f"X must have shape (..., T, d_model), got {X.shape}")
+    for name, W in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
+        if W.ndim != 2 or W.shape[0] != X.shape[-1]:
+            raise ValueError(f"{name} has shape {W.shape}, but X has d_model = {X.shape[-1]}")
+    return scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v, mask=mask)
+
+
+def cross_attention(
+    X_dec: ArrayLike,
+    X_enc: ArrayLike,
+    W_q: ArrayLike,
+    W_k: ArrayLike,
+    W_v: ArrayLike,
+    mask: ArrayLike | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cross-attention: queries from the decoder, keys and values from the encoder."""
+    X_dec, X_enc, W_q, W_k, W_v = (np.asarray(x) for x in (X_dec, X_enc, W_q, W_k, W_v))
+    if X_dec.ndim < 2 or X_enc.ndim < 2:
+        raise ValueError("X_dec must be (..., n_q, d_dec) and X_enc (..., n_k, d_enc)")
+    for name, W, X, d in (
+        ("W_q", W_q, X_dec, "d_dec"),
+        ("W_k", W_k, X_enc, "d_enc"),
+        ("W_v", W_v, X_enc, "d_enc"),
+    ):
+        if W.ndim != 2 or W.shape[0] != X.shape[-1]:
+            raise ValueError(f"{name} has shape {W.shape}, but {d} = {X.shape[-1]}")
+    return scaled_dot_product_attention(X_dec @ W_q, X_enc @ W_k, X_enc @ W_v, mask=mask)
+
+
 def torch_sdpa(
     Q: ArrayLike,
     K: ArrayLike,

@@ -140,6 +140,59 @@ def scaled_dot_product_attention(
     return attention_context(weights, V), weights
 
 
+def self_attention(
+    X: ArrayLike,
+    W_q: ArrayLike,
+    W_k: ArrayLike,
+    W_v: ArrayLike,
+    mask: ArrayLike | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Self-attention: queries, keys and values are three projections of the same X."""
+    arrays = [np.asarray(a) for a in (X, W_q, W_k, W_v)]
+    X_np = arrays[0]
+    if X_np.ndim < 2:
+        raise ValueError(f"X must have shape (..., T, d_model), got {X_np.shape}")
+    for name, W_np in zip(("W_q", "W_k", "W_v"), arrays[1:], strict=True):
+        if W_np.ndim != 2 or W_np.shape[0] != X_np.shape[-1]:
+            raise ValueError(
+                f"{name} must be (d_model, d) with d_model = {X_np.shape[-1]}, got {W_np.shape}"
+            )
+    dtype = np.result_type(*arrays, 1.0)  # float32 stays float32, integers become float64
+    x, wq, wk, wv = (torch.from_numpy(np.array(a, dtype=dtype)) for a in arrays)
+    with torch.no_grad():
+        q, k, v = (x @ w for w in (wq, wk, wv))
+    return scaled_dot_product_attention(q.numpy(), k.numpy(), v.numpy(), mask=mask)
+
+
+def cross_attention(
+    X_dec: ArrayLike,
+    X_enc: ArrayLike,
+    W_q: ArrayLike,
+    W_k: ArrayLike,
+    W_v: ArrayLike,
+    mask: ArrayLike | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cross-attention: queries from the decoder, keys and values from the encoder."""
+    arrays = [np.asarray(a) for a in (X_dec, X_enc, W_q, W_k, W_v)]
+    dec_np, enc_np, Wq_np, Wk_np, Wv_np = arrays
+    if dec_np.ndim < 2 or enc_np.ndim < 2:
+        raise ValueError("X_dec must be (..., n_q, d_dec) and X_enc (..., n_k, d_enc)")
+    for name, W_np, width in (
+        ("W_q", Wq_np, dec_np.shape[-1]),
+        ("W_k", Wk_np, enc_np.shape[-1]),
+        ("W_v", Wv_np, enc_np.shape[-1]),
+    ):
+        if W_np.ndim != 2 or W_np.shape[0] != width:
+            raise ValueError(f"{name} must have {width} rows (its input's width), got {W_np.shape}")
+    dtype = np.result_type(*arrays, 1.0)
+    dec, enc, wq, wk, wv = (torch.from_numpy(np.array(a, dtype=dtype)) for a in arrays)
+    with torch.no_grad():
+        q = torch.matmul(dec, wq)
+        k = torch.matmul(enc, wk)
+        v = torch.matmul(enc, wv)
+    return scaled_dot_product_attention(q.numpy(), k.numpy(), v.numpy(), mask=mask)
+
+
 def torch_sdpa(
     Q: ArrayLike,
     K: ArrayLike,

@@ -154,6 +154,72 @@ def scaled_dot_product_attention(
     return context, weights
 
 
+def self_attention(
+    X: ArrayLike,
+    W_q: ArrayLike,
+    W_k: ArrayLike,
+    W_v: ArrayLike,
+    mask: ArrayLike | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Self-attention: queries, keys and values are three projections of the same X."""
+    X = np.asarray(X)
+    W_q = np.asarray(W_q)
+    W_k = np.asarray(W_k)
+    W_v = np.asarray(W_v)
+    if X.ndim < 2:
+        raise ValueError(f"X must have shape (..., T, d_model), got {X.shape}")
+    d_model = X.shape[-1]
+    if W_q.ndim != 2 or W_q.shape[0] != d_model:
+        raise ValueError(
+            f"W_q must have shape ({d_model}, d_k) for d_model = {d_model}, got {W_q.shape}"
+        )
+    if W_k.ndim != 2 or W_k.shape[0] != d_model:
+        raise ValueError(
+            f"W_k must have shape ({d_model}, d_k) for d_model = {d_model}, got {W_k.shape}"
+        )
+    if W_v.ndim != 2 or W_v.shape[0] != d_model:
+        raise ValueError(
+            f"W_v must have shape ({d_model}, d_v) for d_model = {d_model}, got {W_v.shape}"
+        )
+    Q = np.matmul(X, W_q)
+    K = np.matmul(X, W_k)
+    V = np.matmul(X, W_v)
+    context, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return context, weights
+
+
+def cross_attention(
+    X_dec: ArrayLike,
+    X_enc: ArrayLike,
+    W_q: ArrayLike,
+    W_k: ArrayLike,
+    W_v: ArrayLike,
+    mask: ArrayLike | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cross-attention: queries from the decoder, keys and values from the encoder."""
+    X_dec = np.asarray(X_dec)
+    X_enc = np.asarray(X_enc)
+    W_q = np.asarray(W_q)
+    W_k = np.asarray(W_k)
+    W_v = np.asarray(W_v)
+    if X_dec.ndim < 2:
+        raise ValueError(f"X_dec must have shape (..., n_q, d_dec), got {X_dec.shape}")
+    if X_enc.ndim < 2:
+        raise ValueError(f"X_enc must have shape (..., n_k, d_enc), got {X_enc.shape}")
+    d_dec, d_enc = X_dec.shape[-1], X_enc.shape[-1]
+    if W_q.ndim != 2 or W_q.shape[0] != d_dec:
+        raise ValueError(f"W_q must have shape ({d_dec}, d_k) for d_dec = {d_dec}, got {W_q.shape}")
+    if W_k.ndim != 2 or W_k.shape[0] != d_enc:
+        raise ValueError(f"W_k must have shape ({d_enc}, d_k) for d_enc = {d_enc}, got {W_k.shape}")
+    if W_v.ndim != 2 or W_v.shape[0] != d_enc:
+        raise ValueError(f"W_v must have shape ({d_enc}, d_v) for d_enc = {d_enc}, got {W_v.shape}")
+    # No causal mask here: every decoder position may read every encoder position.
+    context, weights = scaled_dot_product_attention(
+        np.matmul(X_dec, W_q), np.matmul(X_enc, W_k), np.matmul(X_enc, W_v), mask=mask
+    )
+    return context, weights
+
+
 def torch_sdpa(
     Q: ArrayLike,
     K: ArrayLike,

@@ -224,6 +224,10 @@ def grade(cohort: Cohort, options: BatchOptions | None = None) -> BatchSummary:
     from dataclasses import replace
 
     require_released(cohort)
+    released = cohort.root / "release" / cohort.assignment
+    missing = repo_release.missing_parts(released)
+    if missing:
+        raise WorkflowError(repo_release.stale_release_message(released, missing))
     course = Course(cohort.root, cohort.assignment)
     if not course.students():
         raise WorkflowError(f"no submissions in {cohort.root / 'submitted'} for cohort "
