@@ -4,6 +4,8 @@ Run from the repository root (takes several minutes because of nbgrader)::
 
     .venv/bin/python benchmarks/grading_throughput.py --size 40 --json bench.json
     .venv/bin/python benchmarks/grading_throughput.py --skip-nbgrader   # ours only, quick
+    .venv/bin/python benchmarks/grading_throughput.py --size 40 --no-hostile --skip-nbgrader \
+        --cluster dask-local:2   # our local pool vs the same grader on a Dask LocalCluster
 
 What it does, on one machine in one run:
 
@@ -19,6 +21,11 @@ What it does, on one machine in one run:
    from ``wait4`` (largest single process) as a cross-check;
 5. prints one table (and ``--json FILE``), our per-status counts from ``grades.csv``
    and nbgrader's scores from ``nbgrader export``.
+
+With ``--cluster WHERE`` it also grades a third copy with ``--cluster WHERE`` and reports
+the Dask path's cost against the local pool: start-up (until the first ``results.json``)
+and the steady cost per submission (from the first to the last ``results.json``), both
+read from the files' appearance, sampled with the memory.
 
 Exit code 0 when both runs completed; the 20x target is reported, not enforced.
 """
@@ -106,10 +113,12 @@ def _proc_tree_memory(pid: int) -> tuple[int, int]:
     return rss, pss
 
 
-def timed_run(command: list[str], cwd: Path, log: Path) -> dict:
-    """Run ``command``: wall seconds, peak tree RSS/PSS, ru_maxrss of the tree, exit code."""
+def timed_run(command: list[str], cwd: Path, log: Path, results: Path | None = None) -> dict:
+    """Run ``command``: wall seconds, peak tree RSS/PSS, ru_maxrss of the tree, exit code;
+    with ``results`` (a course root), when its first and last ``results.json`` appeared."""
     env = nbgrader_env() | {"MPLBACKEND": "Agg"}
     peak_rss = peak_pss = 0
+    seen: dict[str, float] = {}  # results.json -> seconds after the start when first seen
     done = threading.Event()
     with log.open("w") as out:
         started = time.perf_counter()
@@ -120,6 +129,10 @@ def timed_run(command: list[str], cwd: Path, log: Path) -> dict:
             while not done.is_set():
                 rss, pss = tree_memory(process.pid)
                 peak_rss, peak_pss = max(peak_rss, rss), max(peak_pss, pss)
+                if results is not None:
+                    now = time.perf_counter() - started
+                    for path in results.glob(f"autograded/*/{ASSIGNMENT}/results.json"):
+                        seen.setdefault(str(path), now)
                 done.wait(0.05)
 
         sampler = threading.Thread(target=sample, daemon=True)
@@ -129,8 +142,13 @@ def timed_run(command: list[str], cwd: Path, log: Path) -> dict:
         process.returncode = os.waitstatus_to_exitcode(status)
         done.set()
         sampler.join()
+    times = sorted(seen.values())
     return {
         "seconds": seconds,
+        "first_result_s": times[0] if times else None,
+        "last_result_s": times[-1] if times else None,
+        "steady_s_per_submission": ((times[-1] - times[0]) / (len(times) - 1)
+                                    if len(times) > 1 else None),
         "peak_tree_rss_mib": peak_rss / MIB,
         "peak_tree_pss_mib": peak_pss / MIB,
         "ru_maxrss_mib": usage.ru_maxrss / 1024,  # KiB on Linux
@@ -190,11 +208,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-nbgrader", action="store_true", help="time only our grader")
     parser.add_argument("--timeout", type=int, default=30, help="nbgrader's cell timeout (s)")
     parser.add_argument("--json", type=Path, help="write the figures to this file")
+    parser.add_argument("--cluster", metavar="WHERE",
+                        help="also time ours with --cluster WHERE (e.g. dask-local:2)")
     args = parser.parse_args(argv)
 
     work = (args.workdir or Path(tempfile.mkdtemp(prefix="h2-bench-"))).resolve()
     base, ours_root, nb_root = work / "base", work / "ours", work / "nbgrader"
-    for stale in (base, ours_root, nb_root):  # from an earlier run in the same --workdir
+    cluster_root = work / "ours-cluster"
+    for stale in (base, ours_root, nb_root, cluster_root):  # from an earlier run in --workdir
         shutil.rmtree(stale, ignore_errors=True)
     roster = build_course(base, args.size, hostile=not args.no_hostile)
     prepared = subprocess.run(
@@ -229,12 +250,26 @@ def main(argv: list[str] | None = None) -> int:
         str(args.jobs),
         "--no-progress",
     ]
-    figures["ours"] = ours = timed_run(ours_cmd, REPO, work / "ours.log")
-    grades_csv = ours_root / "grades.csv"
-    rows = list(csv.DictReader(grades_csv.open())) if grades_csv.exists() else []
-    ours["statuses"] = dict(Counter(row["status"] for row in rows))
-    ours["completed"] = len(rows) == args.size
-    scores = {row["student"]: float(row["total"]) for row in rows}
+    figures["ours"] = ours = timed_run(ours_cmd, REPO, work / "ours.log", ours_root)
+    scores = _our_outcome(ours, ours_root, args.size)
+
+    cluster: dict | None = None
+    if args.cluster:
+        shutil.copytree(base, cluster_root)
+        cluster_cmd = [*ours_cmd, "--cluster", args.cluster]
+        cluster_cmd[cluster_cmd.index(str(ours_root))] = str(cluster_root)
+        figures["ours_cluster"] = cluster = timed_run(cluster_cmd, REPO, work / "cluster.log",
+                                                      cluster_root)
+        cluster["cluster"] = args.cluster
+        cluster_scores = _our_outcome(cluster, cluster_root, args.size)
+        cluster["same_totals_as_local"] = cluster_scores == scores
+        if ours["steady_s_per_submission"] and cluster["steady_s_per_submission"]:
+            figures["cluster_overhead"] = {
+                "start_up_s": cluster["first_result_s"] - ours["first_result_s"],
+                "per_submission_s": (cluster["steady_s_per_submission"]
+                                     - ours["steady_s_per_submission"]),
+                "wall_per_submission_s": (cluster["seconds"] - ours["seconds"]) / args.size,
+            }
 
     nb: dict | None = None
     if not args.skip_nbgrader:
@@ -261,24 +296,34 @@ def main(argv: list[str] | None = None) -> int:
         }
         for variant, students in by_variant.items()
     }
-    for run in (ours, nb):
+    for run in (ours, nb, cluster):
         if run is not None:
             run["throughput_per_min"] = args.size / run["seconds"] * 60
     if nb is not None:
         figures["ratio"] = nb["seconds"] / ours["seconds"]
-    _print_report(figures, ours, nb)
+    _print_report(figures, ours, nb, cluster)
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
     if not args.workdir:
         shutil.rmtree(work, ignore_errors=True)
-    return 0 if ours["completed"] and (nb is None or nb["completed"]) else 1
+    completed = [run["completed"] for run in (ours, nb, cluster) if run is not None]
+    return 0 if all(completed) else 1
+
+
+def _our_outcome(run: dict, root: Path, size: int) -> dict[str, float]:
+    """Statuses and completeness of one of our runs (from its grades.csv); its totals."""
+    grades_csv = root / "grades.csv"
+    rows = list(csv.DictReader(grades_csv.open())) if grades_csv.exists() else []
+    run["statuses"] = dict(Counter(row["status"] for row in rows))
+    run["completed"] = len(rows) == size
+    return {row["student"]: float(row["total"]) for row in rows}
 
 
 def _mean(values: list[float]) -> float | None:
     return round(sum(values) / len(values), 1) if values else None
 
 
-def _print_report(figures: dict, ours: dict, nb: dict | None) -> None:
+def _print_report(figures: dict, ours: dict, nb: dict | None, cluster: dict | None) -> None:
     size = figures["size"]
     print(
         f"\nN={size}  jobs={figures['jobs']}  cores={figures['cores']}  "
@@ -289,7 +334,7 @@ def _print_report(figures: dict, ours: dict, nb: dict | None) -> None:
         f"{'grader':<10}{'seconds':>9}{'subm/min':>10}{'peak RSS':>10}{'peak PSS':>10}"
         f"{'max RSS':>9}{'exit':>6}"
     )
-    for name, run in (("nbgrader", nb), ("ours", ours)):
+    for name, run in (("nbgrader", nb), ("ours", ours), ("cluster", cluster)):
         if run is not None:
             print(
                 f"{name:<10}{run['seconds']:>9.1f}{run['throughput_per_min']:>10.1f}"
@@ -301,6 +346,17 @@ def _print_report(figures: dict, ours: dict, nb: dict | None) -> None:
         print(f"ratio nbgrader/ours: {figures['ratio']:.1f}x  ({TARGET_RATIO:g}x target {met})")
         print(f"nbgrader autograded notebooks: {nb['autograded_notebooks']}/{size}")
     print(f"our statuses (grades.csv): {ours['statuses']}")
+    if cluster is not None:
+        print(f"cluster = ours --cluster {cluster['cluster']}: statuses {cluster['statuses']}, "
+              f"same totals as the local pool: {cluster['same_totals_as_local']}")
+        for name, run in (("ours", ours), ("cluster", cluster)):
+            print(f"  {name:<8} first result after {_fmt_s(run['first_result_s'])}, then "
+                  f"{_fmt_s(run['steady_s_per_submission'])} per submission")
+        overhead = figures.get("cluster_overhead")
+        if overhead:
+            print(f"  cluster overhead: start-up {overhead['start_up_s']:+.1f} s, "
+                  f"{overhead['per_submission_s'] * 1000:+.0f} ms per submission (steady), "
+                  f"{overhead['wall_per_submission_s'] * 1000:+.0f} ms per submission (wall)")
     print(f"{'variant':<24}{'n':>3}{'ours mean':>11}{'nbgrader mean':>15}")
     for variant, row in figures["scores_by_variant"].items():
         print(
@@ -312,6 +368,10 @@ def _print_report(figures: dict, ours: dict, nb: dict | None) -> None:
 
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:g}"
+
+
+def _fmt_s(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f} s"
 
 
 if __name__ == "__main__":

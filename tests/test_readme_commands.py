@@ -31,7 +31,8 @@ README = (REPO / "README.md").read_text(encoding="utf-8")
 VENV_BIN = REPO / ".venv" / "bin"
 ACTIVATE = ".venv/bin/activate"
 # Programs that exist only inside the venv (a fresh shell has none, or another Python's).
-VENV_PROGRAMS = {"python", "python3", "h2-grader", "nbgrader", "pytest", "ruff", "jupyter", "pip"}
+VENV_PROGRAMS = {"python", "python3", "h2-grader", "nbgrader", "pytest", "ruff", "jupyter", "pip",
+                 "dask"}
 OTHER_PROGRAMS = {"make", "source", ".", "cd"}
 INLINE_CLI = re.compile(r"`((?:\.venv/bin/)?(?:python -m autograder|h2-grader)\b[^`]*)`")
 

@@ -11,10 +11,16 @@ process limits; a broken or hostile submission gets a row with a status and a
 reason, never stops the batch. Re-running skips unchanged submissions (use
 --force to regrade), so an interrupted batch resumes where it stopped.
 
+On one machine the default process pool is the fastest. --cluster grades on Dask
+instead: dask-local[:N] (N worker processes here), tcp://HOST:PORT (a scheduler that
+is already running) or slurm (the [cluster] table of cohorts.toml); the submissions
+travel with the tasks and results are written here, as with the pool.
+
 examples:
   python -m autograder autograde h2_attention
   python -m autograder autograde h2_attention --root ~/courses/dl-2026-fall-a --jobs 4
   python -m autograder autograde h2_attention --student s001 --force
+  python -m autograder autograde h2_attention --cluster tcp://10.0.0.5:8786
 """
 
 from __future__ import annotations
@@ -25,11 +31,13 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import NoReturn
 
 from autograder.authoring.release import missing_parts, stale_release_message
-from autograder.batch.course import Course
+from autograder.batch.cluster.choice import SLURM, ClusterError, parse_cluster
+from autograder.batch.course import Course, parse_time
 from autograder.batch.engine import BatchOptions, BatchSummary, grade_course
 from autograder.results.gradebook import GradebookError
 from autograder.results.result import STATUS_ERROR, STATUS_GRADED, STATUS_UNGRADABLE
@@ -103,6 +111,17 @@ def add_grading_options(parser: argparse.ArgumentParser) -> None:
         help="regrade submissions that are already graded and unchanged",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--cluster",
+        type=parse_cluster,
+        default=None,
+        metavar="WHERE",
+        help="where to grade: local (default: this machine's process pool, --jobs wide, the "
+        "fastest on one machine); dask-local[:N] (a Dask LocalCluster of N worker processes, "
+        "default all cores); tcp://HOST:PORT (a running Dask scheduler; its workers need "
+        "this grader installed, not the course files); slurm (Slurm jobs as the [cluster] "
+        "table of cohorts.toml says). --jobs applies to the local pool only",
+    )
     limits = parser.add_argument_group("limits per submission")
     default = Limits()
     limits.add_argument(
@@ -148,7 +167,13 @@ def options_from(args: argparse.Namespace) -> BatchOptions:
     limits = Limits(
         cell_timeout=args.cell_timeout, call_timeout=args.call_timeout, memory_mb=args.memory_mb
     )
+    cluster = args.cluster
+    if cluster is not None and cluster.kind == SLURM:  # the [cluster] table of which file
+        from autograder.integrations.cohorts.config import CONFIG
+
+        cluster = replace(cluster, config=getattr(args, "config", None) or CONFIG)
     return BatchOptions(
+        cluster=cluster,
         jobs=args.jobs,
         force=args.force,
         limits=limits,
@@ -192,7 +217,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--student", action="append", metavar="ID", help="grade only this student (repeatable)"
     )
     parser.add_argument("--cohort", help="cohort the evidence inputs were derived from")
+    parser.add_argument(
+        "--due",
+        type=due_date,
+        metavar="TIME",
+        help="due date with its zone, e.g. '2026-12-14 23:59 UTC' or '2026-12-15T00:59+01:00': "
+        "later submissions are flagged late (never penalised); a changed due date regrades",
+    )
     add_grading_options(parser)
+
+
+def due_date(text: str) -> datetime:
+    """An argparse ``type``: a time with an explicit zone (a bare time is ambiguous across a
+    course's time zones, as in cohorts.toml), as an aware UTC time."""
+    cleaned = text.strip()
+    try:
+        moment = parse_time(cleaned)
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(
+            f"not a time: {text!r} (e.g. '2026-12-14 23:59 UTC')") from None
+    zoned = cleaned.endswith("UTC") or datetime.fromisoformat(cleaned).tzinfo is not None
+    if not zoned:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} has no time zone: add one, e.g. '{cleaned} UTC'")
+    return moment
 
 
 def students_to_grade(course: Course, asked: list[str] | None) -> list[str]:
@@ -227,11 +275,11 @@ def students_to_grade(course: Course, asked: list[str] | None) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     course = Course(args.root.resolve(), args.assignment)
-    options = replace(options_from(args), cohort=args.cohort)
+    options = replace(options_from(args), cohort=args.cohort, due=args.due)
     try:
         students = students_to_grade(course, args.student)
         summary = grade_course(course, students, options)
-    except (UsageError, IsolationError, UidLeaseError, GradebookError) as error:
+    except (UsageError, IsolationError, UidLeaseError, GradebookError, ClusterError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(summary_line(summary))

@@ -5,6 +5,10 @@ submission at a time, writing that student's ``results.json`` and report as
 soon as they are done. A re-run skips every submission whose files and grader
 are unchanged (content hashes), so an interrupted batch loses nothing already
 graded. The gradebook and ``grades.csv`` are then written from all results.
+
+With ``BatchOptions.cluster`` the submissions to grade go to a Dask cluster instead of
+the local pool (``autograder.batch.cluster``); skipping, the progress bar, grades.csv and
+the gradebook stay here, unchanged.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from autograder.batch.cluster.choice import ClusterChoice
 from autograder.batch.course import (
     FEEDBACK_HTML,
     RESULTS_JSON,
@@ -55,6 +60,7 @@ class BatchOptions:
     allow_weaker: bool = False  # grade even where full isolation cannot be applied (recorded)
     progress: bool = True
     write_gradebook: bool = True
+    cluster: ClusterChoice | None = None  # None: the local pool; else a Dask cluster (--cluster)
 
 
 @dataclass
@@ -133,12 +139,18 @@ def _grade_and_save(
 # ------------------------------------------------------------ the trusted coordinator
 
 
-def _error_result(student: str, assignment: str, error: BaseException) -> SubmissionResult:
-    reason = f"internal grader error (not the student's doing): {type(error).__name__}: {error}"
+def internal_error_result(student: str, assignment: str, detail: str) -> SubmissionResult:
+    """The row of a submission the grader failed on (never saved as graded: retried on
+    the next run); ``detail`` says what failed, for the TA."""
+    reason = f"internal grader error (not the student's doing): {detail}"
     parts = [
         PartResult(part, 0.0, float(points), [reason]) for part, points in SPEC.part_points.items()
     ]
     return SubmissionResult(student, assignment, STATUS_ERROR, reason[:500], parts)
+
+
+def _error_result(student: str, assignment: str, error: BaseException) -> SubmissionResult:
+    return internal_error_result(student, assignment, f"{type(error).__name__}: {error}")
 
 
 def up_to_date(
@@ -279,7 +291,11 @@ def grade_course(
         bar.update()
 
     try:
-        queue, suspects = list(todo), []
+        if options.cluster is not None:  # Dask (autograder.batch.cluster); imported only then
+            from autograder.batch.cluster.executor import grade_on_cluster
+
+            grade_on_cluster(course, todo, options, on_result, after_fork)
+        queue, suspects = ([] if options.cluster is not None else list(todo)), []
         while queue:  # a crash hands back the rest of the queue, and who was in flight
             lost, queue = _run_pool(course, queue, options, on_result, after_fork)
             suspects += lost

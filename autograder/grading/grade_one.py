@@ -8,7 +8,9 @@ here, on plain data.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from autograder.evidence import verify_evidence
@@ -165,9 +167,14 @@ def _zero_code_parts(reason: str) -> list[PartScore]:
 
 
 def grade_submission(
-    submission: Submission, session: GradingSession, *, cohort: str | None = None
+    submission: Submission, session: GradingSession, *, cohort: str | None = None,
+    hidden_paths: Sequence[str] = (),
 ) -> SubmissionResult:
-    """The complete result for one submission; never raises for a student's doing."""
+    """The complete result for one submission; never raises for a student's doing.
+
+    ``hidden_paths``: more absolute paths no message may show, besides those of
+    ``private_paths(submission.folder)``: a cluster worker grading a copy of the folder
+    passes the coordinator's, so its messages read as the local grader's would."""
     started = time.monotonic()
     notes = list(submission.notes)
     isolation: list[str] = []
@@ -184,7 +191,7 @@ def grade_submission(
             uid=session.lease.uid,
             isolate=session.isolate,
             allow_weaker=session.allow_weaker,
-            private_paths=private_paths(submission.folder),
+            private_paths=[*private_paths(submission.folder), *hidden_paths],
         ) as student:
             scores = list(score_parts(run_checks(student)).values())
             # The file's numbers must come from these functions (autograder.grading.provenance).
@@ -236,4 +243,9 @@ def grade_submission(
         grading_key=SPEC.grading_key,
         isolation=isolation,
         seconds=time.monotonic() - started,
+        # What the student must not read (whose inputs a copied evidence file holds): the TA's.
+        ta_notes=[f"evidence {finding.pointer or '(whole file)'}: {finding.ta_note}"
+                  for finding in report.findings if finding.ta_note],
+        cohort=cohort or "",
+        graded_on=f"{datetime.now(UTC):%Y-%m-%d}",
     )

@@ -29,6 +29,7 @@ import pytest
 from hostile_cases import cell_index, code, cohort, write_submission
 
 from autograder.spec import REPO, SPEC
+from tests.support.seccomp import NO_NAMESPACES  # refuses namespaces, as Docker's profile
 
 pytestmark = pytest.mark.slow
 NOBODY = 65534
@@ -72,16 +73,6 @@ def build_course(root: Path, marker: str) -> None:
         os.chown(path, NOBODY, NOBODY)
 
 
-# Refuses namespaces to the grader, as Docker's default seccomp profile does.
-NO_NAMESPACES = """
-import errno, os, sys, pyseccomp as s
-rules = s.SyscallFilter(defaction=s.ALLOW)
-rules.add_rule(s.ERRNO(errno.EPERM), "unshare")
-rules.add_rule(s.ERRNO(errno.EPERM), "clone", s.Arg(0, s.MASKED_EQ, 0x10000000, 0x10000000))
-rules.add_rule(s.ERRNO(errno.ENOSYS), "clone3")
-rules.load()
-os.execv(sys.executable, [sys.executable, *sys.argv[1:]])
-"""
 
 
 def run_as_nobody(root: Path, *extra: str, namespaces: bool = True) -> subprocess.CompletedProcess:

@@ -1,0 +1,165 @@
+"""The Dask worker's side: one grading session per worker, and the task that grades.
+
+``GradingSessionPlugin`` is registered by the coordinator; Dask sets it up once in every
+worker process (and again in a worker that replaces a dead one), never per submission.
+Its setup starts what a process of the local pool has: a warm zygote, a leased sandbox
+uid and the collected checks (``GradingSession.start``), then forks one empty sandboxed
+worker (``engine.probe_isolation``): a worker that cannot isolate refuses every task
+(fail closed). Its teardown, when the worker leaves, closes the session.
+
+``grade_task`` gets a submission's files as plain data (``transfer``), writes them into a
+private temporary folder laid out as ``<tmp>/submitted/<student>/<assignment>`` (so the
+paths that ``private_paths`` redacts are the copy's), grades it with ``load_submission``
+and ``grade_submission``, and returns plain data: ``{"result": <results.json as a dict>}``,
+``{"error": "Type: message"}`` for a grader failure, or ``{"refused": why}`` when this
+worker cannot grade at all. It writes nothing the coordinator reads: results travel back.
+
+Student files stay on a worker only while they are graded: each copy lives under the
+worker's own ``<tmp>/h2-dask-<pid>-*``, removed after each task and at teardown; a worker
+that was killed cannot remove its own, so the next one set up on that machine does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import shutil
+import socket
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from distributed import Reschedule, WorkerPlugin, get_worker
+
+from autograder.batch.cluster.transfer import Entry, unpack
+
+PLUGIN_NAME = "h2-grading-session"
+SCRATCH_PREFIX = "h2-dask-"
+
+
+class GradingSessionPlugin(WorkerPlugin):
+    """Owns this worker's ``GradingSession``; see the module docstring."""
+
+    idempotent = False  # a new batch's options replace an earlier batch's session
+
+    def __init__(self, limits: dict[str, Any], isolate: bool, allow_weaker: bool) -> None:
+        self.limits = dict(limits)  # plain data: the plugin is pickled to every worker
+        self.isolate = isolate
+        self.allow_weaker = allow_weaker
+        self.session = None
+        self.isolation: list[str] = []
+        self.problem = "not set up yet"  # why this worker cannot grade ("" = it can)
+        self.isolation_failed = False
+
+    async def setup(self, worker: object) -> None:
+        """Start the session off the event loop (imports and the zygote take seconds)."""
+        self.lock = threading.Lock()  # one session: one submission at a time
+        self.problem = ""
+        remove_dead_workers_folders()
+        self.scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
+        await asyncio.get_running_loop().run_in_executor(None, self._start)
+
+    def _start(self) -> None:
+        from autograder.batch.engine import BatchOptions, probe_isolation
+        from autograder.grading.grade_one import GradingSession
+        from autograder.sandbox.client import IsolationError
+        from autograder.sandbox.limits import Limits
+
+        limits = Limits(**self.limits)
+        try:
+            self.session = GradingSession.start(limits, isolate=self.isolate,
+                                                allow_weaker=self.allow_weaker)
+            self.isolation = probe_isolation(self.session.zygote, BatchOptions(
+                limits=limits, isolate=self.isolate, allow_weaker=self.allow_weaker))
+        except IsolationError as error:
+            self.problem, self.isolation_failed = str(error), True
+        except Exception as error:  # noqa: BLE001 - reported to the coordinator as one line
+            self.problem = f"the grading session did not start: {type(error).__name__}: {error}"
+
+    def teardown(self, worker: object) -> None:
+        """The worker is leaving: stop the zygote and free the uid."""
+        session, self.session = self.session, None
+        if session is not None:
+            with self.lock:
+                session.close()
+        shutil.rmtree(getattr(self, "scratch", ""), ignore_errors=True)
+
+    def state(self) -> dict[str, Any]:
+        """Plain facts for the coordinator's check before it hands out work."""
+        from autograder.spec import SPEC
+
+        return {
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "ready": self.session is not None and not self.problem,
+            "problem": self.problem,
+            "isolation_failed": self.isolation_failed,
+            "isolation": list(self.isolation),
+            "grading_key": SPEC.grading_key,
+            "daemon": multiprocessing.current_process().daemon,
+        }
+
+
+def remove_dead_workers_folders() -> None:
+    """Remove the folders of this machine's workers that died without teardown (killed):
+    student files must not stay behind. A folder whose worker lives (or whose pid was
+    reused) is left alone."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*-*"):
+        pid = folder.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
+        if not pid.isdigit() or folder.is_symlink() or folder.stat().st_uid != os.geteuid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except PermissionError:
+            continue
+
+
+def _plugin(worker: Any = None) -> GradingSessionPlugin | None:
+    plugin = (worker or get_worker()).plugins.get(PLUGIN_NAME)
+    return plugin if isinstance(plugin, GradingSessionPlugin) else None
+
+
+def worker_state(dask_worker: Any) -> dict[str, Any]:
+    """``Client.run`` target (Dask passes ``dask_worker``): this worker's plugin state."""
+    plugin = _plugin(dask_worker)
+    if plugin is None:
+        return {"ready": False, "problem": "the grading plugin is not set up on this worker",
+                "isolation_failed": False}
+    return plugin.state()
+
+
+def grade_task(
+    student: str, assignment: str, entries: list[Entry], cohort: str | None,
+    hidden_paths: list[str],
+) -> dict[str, Any]:
+    """Grade one submission's files in a private temporary folder; plain data back."""
+    from autograder.grading.grade_one import grade_submission
+    from autograder.grading.submission import load_submission
+    from autograder.sandbox.client import IsolationError
+
+    plugin = _plugin()
+    if plugin is not None and plugin.problem:
+        return {"refused": plugin.problem, "isolation_failed": plugin.isolation_failed}
+    if plugin is None or plugin.session is None:  # a worker that is leaving: another grades it
+        raise Reschedule()
+    base = Path(tempfile.mkdtemp(dir=plugin.scratch))
+    try:
+        folder = base / "submitted" / student / assignment
+        folder.parent.mkdir(parents=True)
+        unpack(entries, folder)
+        with plugin.lock:
+            submission = load_submission(folder, student)
+            result = grade_submission(submission, plugin.session, cohort=cohort,
+                                      hidden_paths=hidden_paths)
+        return {"result": result.to_gradescope()}
+    except IsolationError as error:  # fail closed, as the local pool does
+        return {"refused": str(error), "isolation_failed": True}
+    except Exception as error:  # noqa: BLE001 - a grader failure is that student's row
+        return {"error": f"{type(error).__name__}: {error}"}
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+

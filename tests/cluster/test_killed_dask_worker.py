@@ -1,0 +1,69 @@
+"""A Dask worker process killed mid-batch (SIGKILL, as the OOM killer or a lost node):
+Dask re-runs what it was grading on another worker, every submission gets its result,
+each is recorded exactly once, and the grades are what they would have been."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import dask
+import pytest
+from distributed import Client, LocalCluster
+
+from autograder.batch.cluster.choice import SCHEDULER, ClusterChoice
+from autograder.batch.cluster.executor import grade_on_cluster
+from autograder.batch.course import Course
+from autograder.batch.engine import BatchOptions, grade_course
+from autograder.spec import SPEC
+from tests.support.dask_cluster import FAST_LIMITS
+
+pytestmark = pytest.mark.slow
+
+# Graded in this order; the slow one (a function that loops until its limit) is certainly
+# still being graded when the first results arrive.
+ROSTER = {"a-loop": "infinite_loop"} | {f"s{n}": "correct" for n in range(5)} | {
+    "t-wrong-axis": "softmax_wrong_axis"}
+
+
+def test_a_killed_worker_loses_nothing_and_records_nothing_twice(tmp_path, course_factory):
+    course = Course(course_factory(tmp_path / "course", ROSTER), SPEC.name)
+    settings = {"distributed.worker.daemon": False,
+                "distributed.scheduler.allowed-failures": 1}
+    with dask.config.set(settings), LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+        dashboard_address="127.0.0.1:0", silence_logs=50,
+    ) as cluster, Client(cluster, set_as_default=False) as observer:
+        pids = observer.run(os.getpid)
+        killed: dict[str, object] = {}
+        recorded = []
+
+        def on_result(result) -> None:  # noqa: ANN001
+            recorded.append(result)
+            if killed:
+                return
+            busy = {address: keys for address, keys in observer.processing().items() if keys}
+            for address, keys in busy.items():
+                if any("a-loop" in str(key) for key in keys):  # mid-way through its limits
+                    os.kill(pids[address], signal.SIGKILL)
+                    killed.update(address=address, keys=keys, at=time.monotonic())
+                    return
+
+        options = BatchOptions(progress=False, limits=FAST_LIMITS,
+                               cluster=ClusterChoice(SCHEDULER, address=cluster.scheduler_address))
+        grade_on_cluster(course, list(ROSTER), options, on_result)
+        assert killed, "no worker was killed: the test did not test anything"
+        assert sorted(r.student for r in recorded) == sorted(ROSTER)  # all, each once
+        by_student = {r.student: r for r in recorded}
+        assert {r.status for r in recorded} == {"graded"}
+        assert all(by_student[f"s{n}"].score == 100 for n in range(5))
+        assert by_student["t-wrong-axis"].score < 100
+        assert "did not finish in time" in str(by_student["a-loop"].to_gradescope())
+        assert all((course.autograded(s) / "results.json").exists() for s in ROSTER)
+        # The worker that died was replaced by its nanny, with a grading session of its own.
+        assert len(observer.run(os.getpid)) == 2
+
+    # A re-run skips every submission already graded (and starts no cluster for nothing).
+    summary = grade_course(course, options=options)
+    assert summary.graded == [] and sorted(summary.skipped) == sorted(ROSTER)
