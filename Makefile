@@ -9,16 +9,21 @@ setup:
 	@bash scripts/setup.sh
 
 DEMO := $(CURDIR)/course/demo
+DEMO_COHORT := demo-2026
+# The demo's due date: sample_cohort.DEMO_DUE (a test checks they agree); one submission is late.
+DEMO_DUE := 2026-12-14 23:59:00 UTC
 
 ## demo: the main job: prove the release current and clean, build a sample cohort
-## (correct, buggy, broken and hostile submissions) and grade it end to end
+## (correct, buggy, broken, hostile, late and near-copied submissions), grade it end to
+## end against its due date, and write the instructor's report
 demo: setup
 	$(PY) -m autograder sync-solutions --check
 	$(PY) -m autograder generate-release --check
-	$(PY) -m autograder.authoring.sample_cohort $(DEMO)
-	$(PY) -m autograder autograde h2_attention --root $(DEMO) --force
+	$(PY) -m autograder.authoring.sample_cohort $(DEMO) --cohort $(DEMO_COHORT)
+	$(PY) -m autograder autograde h2_attention --root $(DEMO) --force --cohort $(DEMO_COHORT) --due "$(DEMO_DUE)"
 	$(PY) -m nbgrader export --CourseDirectory.root=$(DEMO) --to $(DEMO)/nbgrader-export.csv --log-level=WARN
-	@echo "open $(DEMO)/grades.csv and $(DEMO)/autograded/<student>/h2_attention/feedback.html"
+	$(PY) -m autograder report h2_attention --root $(DEMO) --cohort $(DEMO_COHORT)
+	@echo "open $(DEMO)/report/report.html, $(DEMO)/grades.csv and $(DEMO)/autograded/<student>/h2_attention/feedback.html"
 
 ## test: the whole suite, slow end-to-end tests included (what CI runs)
 test: setup

@@ -23,12 +23,20 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "autograder.integrations.cohorts.command",
         "per-cohort workflow: release, collect, grade, feedback, export",
     ),
+    "gradescope": (
+        "autograder.integrations.gradescope.command",
+        "build autograder.zip for Gradescope (setup.sh, run_autograder, the grader)",
+    ),
     "generate-release": (
         "autograder.authoring.release",
         "regenerate release/ from source/ with nbgrader and prove it current and leak-free",
     ),
+    "report": (
+        "autograder.report.command",
+        "the instructor's report of a graded course: plots, item analysis, similarity",
+    ),
     "run-autograder": (
-        "autograder.integrations.gradescope",
+        "autograder.integrations.gradescope.run",
         "grade one submission with Gradescope's run_autograder paths",
     ),
     "sync-solutions": (

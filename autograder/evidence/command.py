@@ -40,6 +40,8 @@ def format_report(report: EvidenceReport) -> str:
         where = finding.pointer or "(whole file)"
         tag = "REVIEW" if finding.severity == "review" else finding.severity.upper()
         lines.append(f"  - {tag} [{finding.layer}/{finding.code}] {where}: {finding.message}")
+        if finding.ta_note:
+            lines.append(f"    for the TA: {finding.ta_note}")
     return "\n".join(lines)
 
 

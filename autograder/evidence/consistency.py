@@ -26,9 +26,10 @@ RTOL = 1e-9
 UNCHANGED_ATOL = 1e-12  # "weights unchanged" / "context unchanged": same inputs, same code
 
 
-def _finding(code: str, check: str, pointer: str, message: str, severity: str = "error") -> Finding:
+def _finding(code: str, check: str, pointer: str, message: str, severity: str = "error",
+             ta_note: str = "") -> Finding:
     return Finding(code=code, part="evidence", layer="consistency", pointer=pointer,
-                   message=message, severity=severity, check=check)
+                   message=message, severity=severity, check=check, ta_note=ta_note)
 
 
 def _at(pointer: str, index: tuple[int, ...]) -> str:
@@ -72,7 +73,10 @@ def _array(section: dict, name: str, dtype: type = float) -> np.ndarray:
 # --- identity --------------------------------------------------------------------------
 def check_identity(data: dict, skip: set[str], student_id: str | None,
                    cohort: str | None) -> list[Finding]:
-    """The file is this student's: id, cohort, and inputs generated from them."""
+    """The file is this student's: id, cohort, and inputs generated from them.
+
+    A student reads that the file is not theirs, never whose it is (that would name
+    another student to them): the file's own id goes in the findings' ``ta_note``."""
     findings = []
     if "student_id" in skip or "cohort" in skip:
         return findings
@@ -81,9 +85,9 @@ def check_identity(data: dict, skip: set[str], student_id: str | None,
     cohort = cohort or None
     if student_id is not None and file_id != str(student_id):
         findings.append(_finding("student_id_mismatch", "identity", "/student_id", (
-            f"this file is for student id {file_id!r}, but it was submitted by {student_id!r}: "
-            "run the evidence cell in your own notebook, which writes your id"
-        )))
+            f"the student id in this file is not yours ({str(student_id)!r}): run the evidence "
+            "cell in your own notebook, which writes your id"
+        ), ta_note=f"the file says student id {file_id!r}, submitted by {student_id!r}"))
     if cohort is not None and file_cohort != cohort:
         findings.append(_finding("cohort_mismatch", "identity", "/cohort", (
             f"this file names cohort {file_cohort!r}, expected {cohort!r}: the inputs are "
@@ -97,16 +101,19 @@ def check_identity(data: dict, skip: set[str], student_id: str | None,
     mismatch = _input_mismatch(data, skip, expected)
     if mismatch is None:
         return findings
-    origin = ""
-    if (file_id, file_cohort) != (want_id, want_cohort):
-        if _input_mismatch(data, skip, evidence_inputs(file_id, file_cohort)) is None:
-            origin = f" (they are exactly the inputs of student id {file_id!r})"
+    if (file_id, file_cohort) == (want_id, want_cohort):
+        origin = "the file names this student, but its inputs were edited"
+    elif _input_mismatch(data, skip, evidence_inputs(file_id, file_cohort)) is None:
+        origin = (f"the inputs are exactly those of student id {file_id!r}"
+                  f"{' in cohort ' + repr(file_cohort) if file_cohort else ''} (a copied file?)")
+    else:
+        origin = f"the inputs are not those of student id {file_id!r} (the file's) either: edited"
     findings.append(_finding("inputs_other_student", "identity", mismatch, (
         f"these inputs were generated for another student id, or edited: they are not the "
         f"inputs of student id {want_id!r}{' in cohort ' + repr(want_cohort) if want_cohort else ''}"
-        f"{origin}. Every student gets their own masked case and intervention; run the "
+        f". Every student gets their own masked case and intervention; run the "
         "evidence cell in your own notebook without editing the file"
-    )))
+    ), ta_note=origin))
     return findings
 
 

@@ -29,7 +29,9 @@ class Finding:
 
     ``pointer`` is an RFC 6901 JSON pointer into the file ("" = the whole file).
     ``severity``: "error" fails the file; "review" asks a human to look (and sets
-    ``needs_review``); "warning" is advice that changes neither.
+    ``needs_review``); "warning" is advice that changes neither. ``message`` reaches the
+    student; ``ta_note`` (when set) is for the TA only: what the student must not read,
+    such as whose inputs a copied file holds (the grader keeps it in ``ta_notes``).
     """
 
     code: str
@@ -39,6 +41,7 @@ class Finding:
     message: str
     severity: str = "error"
     check: str | None = None  # evidence check (key of EVIDENCE_CHECK_POINTS) when relevant
+    ta_note: str = ""  # for the TA only, never on the student's page
 
     def to_dict(self) -> dict:
         """Plain-data form, for JSON output."""

@@ -20,7 +20,7 @@ from jsonschema.exceptions import ValidationError
 from autograder.evidence.report import Finding
 from autograder.spec import SPEC
 
-SCHEMA_PATH = SPEC.schema_path
+SCHEMA_PATH = SPEC.grader_schema  # schemas/'s, as the package ships it
 MAX_SCHEMA_FINDINGS = 50  # a garbage file must not produce thousands of lines
 SECTIONS = ("hand_example", "masked_case", "parity", "intervention")
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from autograder.grading.assertions import CarriedForward, CheckFailure
 from autograder.grading.student import Student, StudentError
+from autograder.results.result import CARRIED_FORWARD
 
 COMPONENTS = ("attention_scores", "stable_softmax", "attention_context")
 SDPA = "scaled_dot_product_attention"
@@ -51,8 +52,9 @@ def named(functions: Sequence[str]) -> str:
 
 
 def carried_note(functions: Sequence[str], part: str) -> str:
-    """The student-facing note on a check that passed by error carried forward."""
-    return (f"carried forward from {named(functions)}: your `{part}` uses "
+    """The student-facing note on a check that passed by error carried forward (it starts
+    with ``CARRIED_FORWARD``: the feedback page shows it as such, not as a problem)."""
+    return (f"{CARRIED_FORWARD} from {named(functions)}: your `{part}` uses "
             f"{'it' if len(functions) == 1 else 'them'} correctly, so the bug costs points "
             f"only in {named(functions)}")
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from autograder.evidence import EvidenceReport, Finding
 from autograder.grading.provenance import Provenance
 from autograder.grading.scoring import PartScore
+from autograder.results.result import CARRIED_FORWARD
 from autograder.spec import SPEC
 
 CARRIED_NOTE = (
-    "carried forward: these are the numbers your own functions compute, so the section keeps "
+    f"{CARRIED_FORWARD}: these are the numbers your own functions compute, so the section keeps "
     "its points; the bugs behind them cost points once, in the functions' own parts"
 )
 

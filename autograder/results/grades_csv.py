@@ -43,7 +43,9 @@ def row(result: SubmissionResult) -> dict[str, object]:
         "submitted_at": result.submitted_at,
         "needs_review": "yes" if result.needs_review else "no",
         "isolation": isolation_summary(result.isolation),
-        "reason": result.reason,
+        # The TA's notes too (e.g. whose inputs a copied evidence file holds): grades.csv is
+        # the TA's, the student's page never shows them.
+        "reason": "; ".join(text for text in (result.reason, *result.ta_notes) if text),
     }
     for part in result.parts:
         values[part.part] = f"{part.points:g}"

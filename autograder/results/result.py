@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -19,6 +20,16 @@ STATUS_GRADED = "graded"
 STATUS_UNGRADABLE = "ungradable"
 STATUS_ERROR = "grader_error"
 LATE_UNKNOWN = "unknown"  # ``late`` when the batch has a due date but the submission no time
+# How a part's message says a check (or an evidence section) passed on the student's own
+# earlier results (``autograder.grading.carried_forward``): the message starts with it,
+# after the section's JSON pointer for the evidence part ("/hand_example: carried forward: ...").
+CARRIED_FORWARD = "carried forward"
+_CARRIED = re.compile(rf"^(?:/[\w/~-]*: )?{CARRIED_FORWARD}\b")
+
+
+def is_carried_forward(message: str) -> bool:
+    """Whether a part's message is a carried-forward note (points kept), not a problem."""
+    return bool(_CARRIED.match(message))
 
 
 @dataclass
@@ -67,6 +78,11 @@ class SubmissionResult:
     late: bool = False  # submitted after the due date (flagged, not penalised)
     late_unknown: bool = False  # a due date, but no readable submission time: a TA checks
     faults: list[str] = field(default_factory=list)  # checks that crashed: the grader's, for the TA
+    # For the TA only (results.json, grades.csv), never on the student's page: e.g. whose
+    # inputs a copied evidence file holds.
+    ta_notes: list[str] = field(default_factory=list)
+    cohort: str = ""  # the cohort the evidence inputs were derived from ("" = none)
+    graded_on: str = ""  # the day it was graded, ``YYYY-MM-DD`` in UTC (feedback page header)
 
     @property
     def score(self) -> float:
@@ -122,6 +138,9 @@ class SubmissionResult:
                 "due": self.due,
                 "late": LATE_UNKNOWN if self.late_unknown else self.late,  # true, false, "unknown"
                 "grader_faults": self.faults,
+                "ta_notes": self.ta_notes,
+                "cohort": self.cohort,
+                "graded_on": self.graded_on,
             },
         }
 
@@ -157,6 +176,9 @@ class SubmissionResult:
             late=extra.get("late", False) is True,
             late_unknown=extra.get("late") == LATE_UNKNOWN,
             faults=extra.get("grader_faults", []),
+            ta_notes=extra.get("ta_notes", []),
+            cohort=extra.get("cohort", ""),
+            graded_on=extra.get("graded_on", ""),
         )
 
 

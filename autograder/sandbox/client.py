@@ -16,6 +16,7 @@ here, once (``autograder.results.safe_text``).
 
 from __future__ import annotations
 
+import os
 import tempfile
 import time
 from collections.abc import Sequence
@@ -27,7 +28,7 @@ from autograder.sandbox.limits import Limits
 from autograder.sandbox.zygote import Zygote, ZygoteError, kill_worker
 from autograder.untrusted import plain, protocol
 from autograder.untrusted.errors import MESSAGE_LIMIT, StudentError
-from autograder.untrusted.isolation import FULL_ISOLATION
+from autograder.untrusted.isolation import FULL_ISOLATION, WORKDIR
 
 ERROR_KINDS = frozenset({"missing", "raised", "timeout", "bad_output", "crashed"})
 MALFORMED = "the process running it sent a malformed reply (was the grader's worker tampered with?)"
@@ -203,8 +204,15 @@ class SandboxStudent:
 
     def _student_error(self, error: dict[str, Any], arguments: Sequence[Any] = ()) -> StudentError:
         """A validated error record as a ``StudentError``, with nothing of the grader's
-        world in its message: no private path, no quoted hidden input."""
-        message = without_paths(error["message"], self.private_paths)
+        world in its message: no private path, no quoted hidden input. The worker's own
+        folder reads as ``WORKDIR`` whatever the isolation (without a minimal root it is a
+        scratch folder of this machine): a missing file is the student's, named as in
+        their folder, not a grading machine's path to flag."""
+        message = error["message"]
+        for scratch in sorted({self._scratch, os.path.realpath(self._scratch)}, key=len,
+                              reverse=True):
+            message = message.replace(scratch, WORKDIR)
+        message = without_paths(message, self.private_paths)
         if arguments and quotes_inputs(message, arguments):
             message = INPUTS_HIDDEN
         return StudentError.from_dict({**error, "message": message})

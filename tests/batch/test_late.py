@@ -108,3 +108,26 @@ def test_a_saved_result_reads_back_late_unknown(tmp_path):
     save(result, Path(tmp_path) / RESULTS_JSON)
     back = load(Path(tmp_path) / RESULTS_JSON)
     assert back is not None and back.late_unknown and not back.late and back.late_label == "unknown"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("2026-12-14 23:59 UTC", DUE),
+    ("2026-12-15T00:59+01:00", DUE),
+])
+def test_autograde_reads_a_due_date_with_its_zone(text, expected):
+    from autograder.batch.command import due_date
+
+    assert due_date(text) == expected
+
+
+@pytest.mark.parametrize("text, says", [
+    ("2026-12-14 23:59", "has no time zone"),
+    ("next friday", "not a time"),
+])
+def test_autograde_refuses_a_due_date_it_cannot_place_in_time(text, says):
+    import argparse
+
+    from autograder.batch.command import due_date
+
+    with pytest.raises(argparse.ArgumentTypeError, match=says):
+        due_date(text)

@@ -232,7 +232,13 @@ def test_copied_file_fails_for_another_student(reference_evidence):
     codes = report.codes()
     assert "student_id_mismatch" in codes and "inputs_other_student" in codes
     message = next(f.message for f in report.findings if f.code == "inputs_other_student")
-    assert "generated for another student id" in message and repr(STUDENT) in message
+    assert "generated for another student id" in message
+    # The student reads who the file is not for, never whom it came from; the TA reads both.
+    for finding in report.findings:
+        assert STUDENT not in finding.message, finding
+    ta_notes = {f.code: f.ta_note for f in report.findings}
+    assert repr(STUDENT) in ta_notes["inputs_other_student"]
+    assert repr(STUDENT) in ta_notes["student_id_mismatch"]
     # nothing that depends on the per-student inputs earns points
     assert report.checks["identity"] == report.checks["masked_case"] == 0
     assert report.checks["parity"] == report.checks["intervention"] == 0

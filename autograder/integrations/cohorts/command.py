@@ -7,9 +7,15 @@ steps, in order:
   list                      the declared cohorts: due dates, roots, exchange, released?
   release COHORT            regenerate release/ if stale; release to the cohort
   collect COHORT [--zip F]  newest submissions from the exchange; LMS zip downloads
-  grade COHORT              sandboxed autograde of the cohort (late ones flagged)
-  feedback COHORT           reports into feedback/<student>/<assignment>/
-  export COHORT             nbgrader export, grades.csv and summary.md
+  grade COHORT              sandboxed autograde of the cohort (late ones flagged);
+                            --cluster slurm grades on the [cluster] table's Slurm jobs
+  feedback COHORT           reports into feedback/<student>/<assignment>/, ready for
+                            `nbgrader release_feedback <assignment>` in the course root
+  export COHORT             nbgrader export, grades.csv, summary.md, and canvas-grades.csv /
+                            moodle-grades.csv for the LMS's gradebook import (cohorts.toml's
+                            canvas_* and moodle_* keys name the columns)
+  report COHORT [--out D]   the instructor's report.html: plots, item analysis, misconceptions
+                            per student, review and late lists, similarity (+ CSVs)
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from autograder.batch.cluster.choice import ClusterError
 from autograder.batch.command import (
     add_grading_options,
     one_line_errors,
@@ -27,6 +34,7 @@ from autograder.batch.command import (
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import (
     CONFIG,
+    Cohort,
     CohortConfigError,
     get_cohort,
     load_cohorts,
@@ -47,8 +55,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         ("release", "regenerate release/ if stale, then release it to the cohort"),
         ("collect", "collect submissions (exchange, and LMS zips with --zip)"),
         ("grade", "grade the cohort's submissions (sandboxed, parallel, resumable)"),
-        ("feedback", "write each student's report into feedback/"),
-        ("export", "nbgrader export, grades.csv and a summary of what to re-teach"),
+        ("feedback", "write each student's report into feedback/ (for nbgrader "
+                     "release_feedback, or an LMS upload)"),
+        ("export", "nbgrader export, grades.csv, a summary of what to re-teach, and grade "
+                   "files for Canvas's and Moodle's gradebook import"),
+        ("report", "the instructor's report (report/report.html and CSVs) of a graded cohort"),
     ]:
         step = steps.add_parser(name, help=help_text, description=help_text)
         one_line_errors(step)
@@ -58,6 +69,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                               help="an LMS download (zip); files named <student>__<file>")
         if name == "grade":
             add_grading_options(step)
+        if name == "report":
+            step.add_argument("--out", type=Path, metavar="DIR",
+                              help="folder for report.html and the CSVs (default: the "
+                              "cohort's course root/report)")
 
 
 def list_cohorts(config: Path) -> list[str]:
@@ -78,6 +93,26 @@ def list_cohorts(config: Path) -> list[str]:
     return lines
 
 
+def lms_lines(cohort: Cohort, files: workflow.ExportFiles) -> list[str]:
+    """Where the LMS files are, how to import them, and who is not in them (and why)."""
+    lines = [
+        f"canvas: {files.canvas} (Grades > Import; column {cohort.canvas.column!r}, students "
+        f"by {cohort.canvas.student_column})",
+        f"moodle: {files.moodle} (Grades > Import > CSV file, UTF-8, comma; identify users "
+        f"by mapping {cohort.moodle.identifier!r} to {cohort.moodle.identifier}, and "
+        f"{cohort.moodle.grade_item!r} to the assignment's grade item)",
+    ]
+    if files.to_review:
+        lines.append(f"in them but to review first ({len(files.to_review)}, needs_review in "
+                     f"grades.csv; their points may change): {', '.join(files.to_review)}")
+    if files.left_out:
+        lines.append(f"not in the LMS files ({len(files.left_out)}: no grade to import; "
+                     "review and grade them by hand):")
+        lines += [f"  {s.student}: {s.status}" + (f" ({s.reason})" if s.reason else "")
+                  for s in files.left_out]
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         if args.step == "list":
@@ -94,16 +129,30 @@ def run(args: argparse.Namespace) -> int:
             late = sum(r.late for r in summary.results)
             lines = [f"{summary_line(summary)}; {late} late", f"grades: {summary.csv_path}"]
         elif args.step == "feedback":
-            lines = [f"{len(workflow.feedback(cohort))} feedback reports in {cohort.root / 'feedback'}"]
+            lines = [f"{len(workflow.feedback(cohort))} feedback reports in "
+                     f"{cohort.root / 'feedback'}",
+                     f"release them: cd {cohort.root} && nbgrader release_feedback "
+                     f"{cohort.assignment}; students then run `nbgrader fetch_feedback "
+                     f"{cohort.assignment} --course={cohort.course_id}`"]
+        elif args.step == "report":
+            from autograder.report import ReportError
+            from autograder.report.command import report_lines
+
+            course = workflow.require_graded(cohort)  # one line when it was never graded
+            try:
+                lines = report_lines(course.root, course.assignment, cohort.name, args.out)
+            except ReportError as error:
+                raise workflow.WorkflowError(str(error)) from None
         else:
             files = workflow.export(cohort)
             lines = [f"grades: {files.grades}", f"nbgrader export: {files.nbgrader}",
-                     f"summary: {files.summary}", "", files.summary.read_text()]
+                     *lms_lines(cohort, files), f"summary: {files.summary}", "",
+                     files.summary.read_text()]
     except workflow.NothingToCollect as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     except (CohortConfigError, workflow.WorkflowError, IsolationError, UidLeaseError,
-            GradebookError) as error:
+            GradebookError, ClusterError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print("\n".join(lines))

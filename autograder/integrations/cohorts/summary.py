@@ -36,7 +36,8 @@ def render_summary(course: Course, results: list[SubmissionResult], top: int = 5
         earned = [r.part(part).points for r in graded]
         mean = sum(earned) / len(earned) if earned else 0.0
         lines.append(f"| {part} | {mean:.2f} | {points:g} | {mean / points:.0%} |")
-    counts = Counter(code for r in graded for p in r.parts for code in set(p.diagnoses))
+    # A student counts once per misconception, however many parts it was diagnosed in.
+    counts = Counter(code for r in graded for code in {c for p in r.parts for c in p.diagnoses})
     lines += ["", "## Most frequent misconceptions", ""]
     if not counts:
         lines.append("None diagnosed.")

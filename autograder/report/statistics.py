@@ -1,0 +1,233 @@
+"""The report's figures from saved results: scores, item analysis, misconceptions, lists.
+
+Item analysis follows PrairieLearn's question statistics: for each hidden check
+the share of students who pass it and its *discrimination*, the correlation
+between the check's score and the rest of the student's score (the total minus
+that check's points). A good check is passed more often by students who do well
+elsewhere; one that nobody fails teaches nothing about the cohort, one that
+everybody fails may test something the notebook never asked for, and one that
+discriminates negatively (strong students fail it, weak ones pass) is likely a
+broken check. Only graded notebooks count (an ungradable one fails every check for
+a reason that is not the check's).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from autograder.batch.course import parse_time
+from autograder.grading import misconceptions
+from autograder.results.result import (
+    STATUS_ERROR,
+    STATUS_GRADED,
+    STATUS_UNGRADABLE,
+    SubmissionResult,
+)
+from autograder.spec import SPEC
+
+NOBODY_FAILS = "nobody fails"
+EVERYBODY_FAILS = "everybody fails"
+NEGATIVE = "negative discrimination"
+MIN_STUDENTS_FOR_CORRELATION = 3
+# A broken check correlates clearly negatively; a slightly negative r is noise in a small
+# cohort (one strong student's slip), so it is shown but not flagged.
+NEGATIVE_BELOW = -0.2
+
+
+# ----------------------------------------------------------------- scores
+
+
+def counted(results: Sequence[SubmissionResult]) -> list[SubmissionResult]:
+    """Results whose score stands (graded or ungradable); a grader error is regraded."""
+    return [r for r in results if r.status != STATUS_ERROR]
+
+
+def part_shares(results: Sequence[SubmissionResult]) -> dict[str, list[float]]:
+    """Per part (spec order), each counted student's points as a share of the part's."""
+    shares: dict[str, list[float]] = {part: [] for part in SPEC.part_points}
+    for result in counted(results):
+        for part in result.parts:
+            if part.part in shares and part.max_points:
+                shares[part.part].append(part.points / part.max_points)
+    return shares
+
+
+# ----------------------------------------------------------------- item analysis
+
+
+@dataclass(frozen=True)
+class Item:
+    """One hidden check across the cohort."""
+
+    part: str
+    check: str
+    points: float
+    students: int
+    passed: int
+    discrimination: float | None  # None: undefined (fewer than 3 students, or no spread)
+    flags: tuple[str, ...] = ()
+
+    @property
+    def pass_share(self) -> float:
+        return self.passed / self.students if self.students else 0.0
+
+
+def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """The correlation of two equally long series; None when either does not vary."""
+    n = len(xs)
+    if n < MIN_STUDENTS_FOR_CORRELATION or n != len(ys):
+        return None
+    mean_x, mean_y = sum(xs) / n, sum(ys) / n
+    dx = [x - mean_x for x in xs]
+    dy = [y - mean_y for y in ys]
+    sxx, syy = sum(d * d for d in dx), sum(d * d for d in dy)
+    if sxx <= 1e-12 or syy <= 1e-12:
+        return None
+    return sum(a * b for a, b in zip(dx, dy, strict=True)) / math.sqrt(sxx * syy)
+
+
+def item_analysis(results: Sequence[SubmissionResult]) -> list[Item]:
+    """Every hidden check of the function parts, in the order the grader lists them."""
+    graded = [r for r in results if r.status == STATUS_GRADED]
+    order: dict[tuple[str, str], float] = {}
+    for result in graded:
+        for test in result.tests:
+            if test.part in SPEC.function_parts:
+                order.setdefault((test.part, test.name), test.max_score)
+    part_rank = {part: i for i, part in enumerate(SPEC.function_parts)}
+    items = []
+    for (part, check), points in sorted(order.items(), key=lambda kv: part_rank[kv[0][0]]):
+        item_scores, rests, passed = [], [], 0
+        for result in graded:
+            test = next((t for t in result.tests if t.part == part and t.name == check), None)
+            if test is None:
+                continue
+            share = test.score / test.max_score if test.max_score else 0.0
+            item_scores.append(share)
+            rests.append(result.score - test.score)
+            passed += test.status == "passed"
+        students = len(item_scores)
+        r = pearson(item_scores, rests)
+        flags = []
+        if students and passed == students:
+            flags.append(NOBODY_FAILS)
+        if students and passed == 0:
+            flags.append(EVERYBODY_FAILS)
+        if r is not None and r < NEGATIVE_BELOW:
+            flags.append(NEGATIVE)
+        items.append(Item(part, check, points, students, passed, r, tuple(flags)))
+    return items
+
+
+# ----------------------------------------------------------------- misconceptions
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """A diagnosis code, its wording, and the students who have it (each once)."""
+
+    code: str
+    text: str
+    students: tuple[str, ...]
+    parts: tuple[str, ...]  # where it was diagnosed (one student may have it in several)
+
+
+def misconception_counts(results: Sequence[SubmissionResult]) -> list[Misconception]:
+    """Each diagnosed code with the students who have it, counted once per student however
+    many parts or checks it was diagnosed in; most frequent first."""
+    students: dict[str, set[str]] = {}
+    parts: dict[str, set[str]] = {}
+    for result in results:
+        for part in result.parts:
+            for code in part.diagnoses:
+                students.setdefault(code, set()).add(result.student)
+                parts.setdefault(code, set()).add(part.part)
+    rank = {part: i for i, part in enumerate(SPEC.part_points)}
+    found = [
+        Misconception(
+            code,
+            misconceptions.MISCONCEPTIONS.get(code, code),
+            tuple(sorted(students[code])),
+            tuple(sorted(parts[code], key=lambda p: rank.get(p, len(rank)))),
+        )
+        for code in students
+    ]
+    return sorted(found, key=lambda m: (-len(m.students), m.code))
+
+
+# ----------------------------------------------------------------- who a person looks at
+
+
+@dataclass(frozen=True)
+class ReviewEntry:
+    """One student a TA should look at, and why."""
+
+    student: str
+    status: str
+    reason: str
+    details: tuple[str, ...] = ()  # notes, parts to read, grader faults
+
+
+@dataclass
+class ReviewLists:
+    needs_review: list[ReviewEntry] = field(default_factory=list)
+    ungradable: list[ReviewEntry] = field(default_factory=list)
+    grader_errors: list[ReviewEntry] = field(default_factory=list)
+    without_results: list[str] = field(default_factory=list)
+
+
+def review_lists(results: Sequence[SubmissionResult], without_results: Sequence[str] = ()
+                 ) -> ReviewLists:
+    """Needs-review, ungradable and grader-error students with their reasons."""
+    lists = ReviewLists(without_results=list(without_results))
+    for result in results:
+        details = [*result.notes, *getattr(result, "ta_notes", [])]
+        details += [f"part {part.part} is to be read by a person" for part in result.parts
+                    if part.needs_review]
+        details += [f"grader fault: {fault}" for fault in result.faults]
+        entry = ReviewEntry(result.student, result.status, result.reason,
+                            tuple(dict.fromkeys(details)))
+        if result.status == STATUS_UNGRADABLE:
+            lists.ungradable.append(entry)
+        elif result.status == STATUS_ERROR:
+            lists.grader_errors.append(entry)
+        if result.needs_review:
+            lists.needs_review.append(entry)
+    return lists
+
+
+# ----------------------------------------------------------------- time
+
+
+@dataclass(frozen=True)
+class Timing:
+    """When one student submitted, against the due date."""
+
+    student: str
+    submitted_at: str
+    due: str
+    late: str  # yes | no | unknown
+    hours_from_due: float | None  # positive: after the due date
+    note: str = ""
+
+
+def _moment(text: str) -> datetime | None:
+    try:
+        return parse_time(text) if text else None
+    except (ValueError, OverflowError):
+        return None
+
+
+def timings(results: Sequence[SubmissionResult]) -> list[Timing]:
+    """Every student's submission time, late flag and distance to the due date."""
+    out = []
+    for result in results:
+        submitted, due = _moment(result.submitted_at), _moment(result.due)
+        hours = (submitted - due).total_seconds() / 3600 if submitted and due else None
+        note = next((n for n in result.notes if n.startswith("no submission time")), "")
+        out.append(Timing(result.student, result.submitted_at, result.due, result.late_label,
+                          hours, note))
+    return out

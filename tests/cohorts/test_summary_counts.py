@@ -1,0 +1,34 @@
+"""summary.md counts students, not parts: one student whose misconception was diagnosed in
+two functions is one student (it was reported as two)."""
+
+from __future__ import annotations
+
+from autograder.batch.course import RESULTS_JSON, Course
+from autograder.integrations.cohorts.summary import write_summary
+from autograder.results.result import STATUS_GRADED, PartResult, SubmissionResult, save
+from autograder.spec import SPEC
+
+
+def graded(student: str, diagnoses: dict[str, list[str]]) -> SubmissionResult:
+    parts = [PartResult(part, points, points, diagnoses=diagnoses.get(part, []))
+             for part, points in SPEC.part_points.items()]
+    return SubmissionResult(student, SPEC.name, STATUS_GRADED, parts=parts)
+
+
+def test_a_misconception_in_two_parts_counts_one_student(tmp_path):
+    course = Course(tmp_path, SPEC.name)
+    first, second = SPEC.function_parts[0], SPEC.function_parts[2]
+    students = {
+        "a-twice": {first: ["dtype_not_preserved"], second: ["dtype_not_preserved"]},
+        "b-once": {second: ["mask_inverted"]},
+        "c-clean": {},
+    }
+    for student, diagnoses in students.items():
+        course.submitted(student).mkdir(parents=True)
+        save(graded(student, diagnoses), course.autograded(student) / RESULTS_JSON)
+
+    text = write_summary(course).read_text()
+
+    assert "**dtype_not_preserved** (1 student)" in text
+    assert "**mask_inverted** (1 student)" in text
+    assert "2 students" not in text

@@ -1,0 +1,120 @@
+"""The report's figures on results written the way the grader writes them (results.json
+through ``save`` and ``load``), with patterns a real cohort rarely shows on demand: a
+check everybody fails, one that strong students fail."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from autograder.report import statistics
+from autograder.results import result as saved  # (its TestResult is not a pytest class)
+from autograder.results.result import (
+    STATUS_ERROR,
+    STATUS_GRADED,
+    STATUS_UNGRADABLE,
+    PartResult,
+    SubmissionResult,
+    load,
+    save,
+)
+from autograder.spec import SPEC
+
+PART = SPEC.function_parts[0]
+OTHER = SPEC.function_parts[1]
+
+
+def result(student: str, checks: dict[str, bool], extra: float, *, status: str = STATUS_GRADED,
+           diagnoses: dict[str, list[str]] | None = None) -> SubmissionResult:
+    """A student whose ``PART`` checks pass or fail as given, with ``extra`` points in
+    ``OTHER`` (the rest of their score)."""
+    tests = [saved.TestResult(name, PART, 1.0 if ok else 0.0, 1.0, "passed" if ok else "failed")
+             for name, ok in checks.items()]
+    diagnoses = diagnoses or {}
+    parts = [PartResult(PART, sum(t.score for t in tests), len(tests),
+                        diagnoses=diagnoses.get(PART, [])),
+             PartResult(OTHER, extra, 20.0, diagnoses=diagnoses.get(OTHER, []))]
+    return SubmissionResult(student, SPEC.name, status, parts=parts, tests=tests)
+
+
+def saved_and_loaded(results: list[SubmissionResult], tmp_path) -> list[SubmissionResult]:
+    out = []
+    for r in results:
+        path = tmp_path / r.student / "results.json"
+        save(r, path)
+        out.append(load(path))
+    return out
+
+
+def test_flags_of_item_analysis(tmp_path):
+    rows = [  # check "broken" is failed by the strong students only
+        result("a", {"easy": True, "broken": False, "hard": False, "good": True}, 20),
+        result("b", {"easy": True, "broken": False, "hard": False, "good": True}, 18),
+        result("c", {"easy": True, "broken": True, "hard": False, "good": False}, 5),
+        result("d", {"easy": True, "broken": True, "hard": False, "good": False}, 3),
+        result("e", {"easy": False, "broken": False, "hard": False, "good": False}, 0,
+               status=STATUS_UNGRADABLE),  # not counted: fails for another reason
+    ]
+    items = {i.check: i for i in statistics.item_analysis(saved_and_loaded(rows, tmp_path))}
+    assert items["easy"].flags == (statistics.NOBODY_FAILS,)
+    assert items["easy"].discrimination is None and items["easy"].students == 4
+    assert items["hard"].flags == (statistics.EVERYBODY_FAILS,)
+    assert items["broken"].flags == (statistics.NEGATIVE,)
+    assert items["broken"].discrimination < -0.9
+    assert items["good"].flags == () and items["good"].discrimination > 0.9
+    assert items["good"].pass_share == 0.5
+
+
+def test_discrimination_is_the_correlation_with_the_rest_of_the_score():
+    rows = [result("a", {"x": True}, 10), result("b", {"x": False}, 12),
+            result("c", {"x": True}, 2)]
+    (item,) = statistics.item_analysis(rows)
+    scores, rests = [1.0, 0.0, 1.0], [10.0, 12.0, 2.0]  # rest = total minus the check
+    mx, my = sum(scores) / 3, sum(rests) / 3
+    cov = sum((s - mx) * (r - my) for s, r in zip(scores, rests, strict=True))
+    expected = cov / math.sqrt(sum((s - mx) ** 2 for s in scores) *
+                               sum((r - my) ** 2 for r in rests))
+    assert item.discrimination == pytest.approx(expected)
+
+
+def test_a_misconception_counts_each_student_once():
+    rows = [
+        result("a", {"x": True}, 10, diagnoses={PART: ["dtype_not_preserved"],
+                                                OTHER: ["dtype_not_preserved"]}),
+        result("b", {"x": True}, 10, diagnoses={OTHER: ["dtype_not_preserved", "mask_inverted"]}),
+        result("c", {"x": True}, 10),
+    ]
+    found = {m.code: m for m in statistics.misconception_counts(rows)}
+    assert found["dtype_not_preserved"].students == ("a", "b")
+    assert found["dtype_not_preserved"].parts == (PART, OTHER)
+    assert found["mask_inverted"].students == ("b",)
+    assert "float32" in found["dtype_not_preserved"].text  # the students' wording
+    assert [m.code for m in statistics.misconception_counts(rows)][0] == "dtype_not_preserved"
+
+
+def test_review_lists_say_why():
+    ungradable = SubmissionResult("u", SPEC.name, STATUS_UNGRADABLE, reason="JSON is broken",
+                                  needs_review=True)
+    error = SubmissionResult("e", SPEC.name, STATUS_ERROR, reason="worker died",
+                             faults=["check crashed"])
+    review = SubmissionResult("r", SPEC.name, STATUS_GRADED, needs_review=True,
+                              notes=["a cell tried to open files of the grading machine"])
+    lists = statistics.review_lists([ungradable, error, review], ["missing"])
+    assert [e.student for e in lists.needs_review] == ["u", "r"]
+    assert [(e.student, e.reason) for e in lists.ungradable] == [("u", "JSON is broken")]
+    assert lists.grader_errors[0].details == ("grader fault: check crashed",)
+    assert lists.needs_review[1].details == ("a cell tried to open files of the grading machine",)
+    assert lists.without_results == ["missing"]
+
+
+def test_timings_against_the_due_date():
+    late = SubmissionResult("l", SPEC.name, STATUS_GRADED, submitted_at="2026-12-15 01:59:00 UTC",
+                            due="2026-12-14 23:59:00 UTC", late=True)
+    unknown = SubmissionResult("u", SPEC.name, STATUS_GRADED, due="2026-12-14 23:59:00 UTC",
+                               late_unknown=True,
+                               notes=["no submission time (timestamp.txt missing): check"])
+    (t_late, t_unknown) = statistics.timings([late, unknown])
+    assert t_late.hours_from_due == pytest.approx(2.0) and t_late.late == "yes"
+    assert t_unknown.hours_from_due is None and t_unknown.late == "unknown"
+    assert "timestamp.txt missing" in t_unknown.note
