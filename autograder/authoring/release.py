@@ -4,7 +4,8 @@
 without running anything. It must always be exactly what ``nbgrader
 generate_assignment`` makes of ``source/`` (no drift) and must hold nothing
 from the trusted side: no solution code, no hidden tests, no reference to
-``solutions/`` or ``autograder/``. ``--check`` verifies both without writing.
+``solutions/`` or ``autograder/``, and a ``requirements.txt`` that installs neither
+nbgrader nor this repository. ``--check`` verifies both without writing.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autograder.authoring import student_env
 from autograder.authoring.sync import grade_id
 from autograder.spec import REPO, SPEC
 
@@ -98,6 +100,8 @@ def leaks(release_dir: Path) -> list[str]:
         for pattern, reason in FORBIDDEN.items():
             if re.search(pattern, text):
                 problems.append(f"{path.name}: contains {reason} ({pattern})")
+        if path.name == student_env.REQUIREMENTS_NAME:  # the student's environment
+            problems += [f"{path.name}: {line}" for line in student_env.leaks(text)]
     import nbformat
 
     notebook = nbformat.read(release_dir / NOTEBOOK, as_version=4)

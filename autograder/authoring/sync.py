@@ -5,9 +5,11 @@
 copy of each reference function in the solution cell whose ``grade_id`` is the
 function's name, a copy of ``solutions/evidence.py`` in the locked
 ``evidence_helper`` cell, and each part's points on its grade cell (nbgrader
-needs them there). This command rewrites those cells, and copies the evidence
-schema next to the notebook (students validate against it); ``--check`` only
-reports drift (exit 1), which is what the test suite does.
+needs them there). This command rewrites those cells, copies the evidence
+schema next to the notebook (students validate against it) and writes the
+student's ``requirements.txt`` there from pyproject.toml's pins
+(``autograder.authoring.student_env``); ``--check`` only reports drift (exit 1),
+which is what the test suite does.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import inspect
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder.authoring import student_env
 from autograder.spec import SPEC
 from solutions import attention, evidence, evidence_check
 
@@ -146,19 +149,25 @@ def run(args: argparse.Namespace) -> int:
 
     notebook = nbformat.read(args.notebook, as_version=4)
     if args.check:
-        problems = drift(notebook) + schema_drift()
+        problems = drift(notebook) + schema_drift() + student_env.drift()
         for line in problems:
             print(line)
-        print("in sync" if not problems else f"{len(problems)} cell(s) out of sync")
+        print("in sync" if not problems else f"{len(problems)} cell(s) or file(s) out of sync")
         return 1 if problems else 0
     changed = sync(notebook)
+    if changed:
+        nbformat.write(notebook, args.notebook)
     if schema_drift():
         SHIPPED_SCHEMA.write_bytes(SCHEMA.read_bytes())
         changed.append(SCHEMA_NAME)
+    try:
+        if student_env.write():
+            changed.append(student_env.REQUIREMENTS_NAME)
+    except student_env.StudentEnvError as error:
+        print(f"cannot write {student_env.REQUIREMENTS_NAME}: {error}")
+        return 1
     missing = [p for p in drift(notebook) if p.startswith("missing") or "grades no part" in p]
-    if any(name != SCHEMA_NAME for name in changed):
-        nbformat.write(notebook, args.notebook)
-    print(f"updated {len(changed)} cell(s): {', '.join(changed) or 'none'}")
+    print(f"updated {len(changed)} cell(s) or file(s): {', '.join(changed) or 'none'}")
     for line in missing:
         print(line)
     return 1 if missing else 0
