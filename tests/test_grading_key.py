@@ -14,14 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from autograder.spec import REPO, SPEC, SPEC_FILE
+from autograder.spec import PACKAGE_DATA, REPO, SPEC, SPEC_FILE
 from autograder.spec.grading_key import GRADING_CODE, code_fingerprint, grading_key
+
+SCHEMA = f"autograder/spec/{PACKAGE_DATA.name}/{SPEC.schema}"  # the grader's copy of schemas/'s
 
 
 @pytest.fixture
 def tree(tmp_path) -> Path:
     """A copy of exactly what the key reads."""
-    for top in (*GRADING_CODE, "autograder/spec", "schemas"):
+    for top in (*GRADING_CODE, "autograder/spec"):  # spec/data: the schema the grader reads
         shutil.copytree(REPO / top, tmp_path / top, ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path
 
@@ -49,7 +51,7 @@ def test_the_copy_has_the_same_key_as_the_checkout(tree):
         ("solutions/attention.py", lambda t: re.sub(r'(def attention_scores[^"]*""")', r"\1Reworded. ", t, count=1)),
         ("autograder/grading/scoring.py", lambda t: t.replace('"""Points and feedback for one graded part."""',
                                                                '"""Points and feedback for a part."""')),
-        ("schemas/" + SPEC.schema, lambda t: t.replace('"description": "', '"description": "Reworded. ', 1)),
+        (SCHEMA, lambda t: t.replace('"description": "', '"description": "Reworded. ', 1)),
         (f"autograder/spec/{SPEC_FILE}", lambda t: t.replace("# Graded parts", "# The graded parts", 1)),
         ("autograder/checks/test_scores.py", lambda t: t.replace('requires="', 'requires="Reworded: ', 1)),
     ],
@@ -68,7 +70,7 @@ def test_prose_edits_keep_saved_grades(tree, relative, edit):
         ("autograder/checks/test_scores.py", lambda t: t.replace("points=2,", "points=3,", 1)),
         ("solutions/attention.py", lambda t: t.replace("math.sqrt", "np.sqrt", 1)),
         ("autograder/evidence/limitation.py", lambda t: t.replace("MIN_WORDS = ", "MIN_WORDS = 1 + ", 1)),
-        ("schemas/" + SPEC.schema, lambda t: json.dumps({**json.loads(t), "minProperties": 1})),
+        (SCHEMA, lambda t: json.dumps({**json.loads(t), "minProperties": 1})),
     ],
     ids=["part points", "check points", "reference code", "limitation rule", "schema rule"],
 )

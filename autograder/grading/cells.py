@@ -84,13 +84,14 @@ def locked_cells_of(notebook: dict, spec: AssignmentSpec = SPEC) -> dict[str, Lo
 @cache
 def release_locked_cells(path: Path | None = None) -> dict[str, LockedCell]:
     """The release notebook's locked cells (read once per process)."""
-    path = path or SPEC.release_notebook
+    path = path or SPEC.grader_release_notebook
     try:
         notebook = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise ReleaseMismatch(
             f"cannot read the release notebook {path} ({error}); the grader takes cell roles "
-            "from it: run from a checkout of this repository (`make setup`), or `make release`"
+            "from it: reinstall the grader (`pip install .` ships it), or in a checkout "
+            "run `make release`"
         ) from None
     return locked_cells_of(notebook)
 

@@ -1,2 +1,3 @@
-"""The grader in other people's workflows: Gradescope's ``run_autograder`` contract
-(``gradescope``) and nbgrader's per-cohort course workflow (``cohorts``)."""
+"""The grader in other people's workflows: Gradescope (``gradescope``: the autograder zip
+and ``run_autograder``'s contract), LMS gradebooks (``lms``: Canvas's and Moodle's grade
+import files) and nbgrader's per-cohort course workflow (``cohorts``)."""

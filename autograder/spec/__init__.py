@@ -26,7 +26,12 @@ PartKind = Literal["function", "evidence", "limitation"]
 PART_KINDS: tuple[str, ...] = ("function", "evidence", "limitation")
 SPEC_FILE = "h2_attention.toml"
 REPO = Path(__file__).resolve().parents[2]
-"""The repository checkout this package runs from (source/, release/, schemas/)."""
+"""The repository checkout this package runs from (source/, release/, schemas/); in an
+installed package, site-packages, where none of those exist: the grader never reads them."""
+PACKAGE_DATA = Path(__file__).resolve().parent / "data"
+"""What the grader reads besides code, shipped inside the package so that ``pip install .``
+grades without a checkout: the evidence schema and the release notebook (the cell roles).
+In a checkout these are symlinks into schemas/ and release/, their one true copies."""
 
 
 class SpecError(ValueError):
@@ -149,6 +154,16 @@ class AssignmentSpec:
     def schema_path(self) -> Path:
         """The canonical evidence schema (``schemas/``)."""
         return REPO / "schemas" / self.schema
+
+    @property
+    def grader_schema(self) -> Path:
+        """The schema the grader validates with: the package's copy of ``schemas/``'s."""
+        return PACKAGE_DATA / self.schema
+
+    @property
+    def grader_release_notebook(self) -> Path:
+        """The release notebook the grader takes cell roles from: the package's copy."""
+        return PACKAGE_DATA / self.notebook
 
     @property
     def shipped_schema(self) -> Path:

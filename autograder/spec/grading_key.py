@@ -22,7 +22,7 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
-from autograder.spec import REPO, SPEC_FILE
+from autograder.spec import PACKAGE_DATA, REPO, SPEC_FILE
 
 GRADING_CODE = ("autograder/checks", "autograder/grading", "autograder/evidence", "solutions")
 """Trees whose Python decides a grade (relative to the repository)."""
@@ -81,7 +81,10 @@ def grading_key(root: Path = REPO) -> str:
             add(path.relative_to(root).as_posix(), code_fingerprint(path.read_text(encoding="utf-8")))
         for path in sorted((root / top).rglob("*.ini")):
             add(path.relative_to(root).as_posix(), path.read_text(encoding="utf-8"))
-    schema = json.loads((root / "schemas" / spec["schema"]).read_text(encoding="utf-8"))
+    # The copy the grader validates with (a symlink to schemas/'s in a checkout), so an
+    # installed grader has the same key as the checkout it was installed from.
+    schema_path = root / "autograder" / "spec" / PACKAGE_DATA.name / spec["schema"]
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
     add("schema", json.dumps(_without_prose(schema), sort_keys=True))
     add("python", ".".join(platform.python_version_tuple()[:2]))
     for name in PINNED_LIBRARIES:

@@ -2,7 +2,10 @@
 
 release -> students fetch and submit (exchange) or hand in through an LMS (zip)
 -> collect / zip_collect -> grade -> feedback -> export. Every student must
-appear exactly once, in the right cohort's export, with the right score.
+appear exactly once, in the right cohort's export, with the right score; the
+feedback goes out through nbgrader's own release_feedback and comes back to the
+student through fetch_feedback; the LMS grade files carry grades.csv's numbers.
+The round runs once (a module fixture); each test reads what it left.
 """
 
 from __future__ import annotations
@@ -16,15 +19,18 @@ import time
 import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import pytest
 
+from autograder.authoring import student_env
 from autograder.authoring.release import nbgrader_env
 from autograder.authoring.sample_cohort import VARIANTS, solved_notebook, write_evidence
 from autograder.batch.engine import BatchOptions
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import get_cohort
+from autograder.integrations.lms import canvas, moodle
 from autograder.sandbox.limits import Limits
 from autograder.spec import SPEC
 
@@ -36,6 +42,7 @@ NOTEBOOK = f"{ASSIGNMENT}.ipynb"
 EVIDENCE = SPEC.evidence_file
 FAST = BatchOptions(jobs=2, progress=False, limits=Limits(cell_timeout=5, call_timeout=3))
 BUG = next(v for v in VARIANTS if v.name == "softmax_wrong_axis")
+CACHE = ".nbgrader_cache"  # a student's own submission cache (fetch_feedback reads it)
 
 
 def write_config(path: Path, tmp: Path, due_a: str) -> Path:
@@ -80,12 +87,16 @@ def exchange_round(cohort_name: str, config: Path, home: Path, students: dict[st
     nbgrader_as_student(first, "fetch_assignment", ASSIGNMENT, f"--course={cohort.course_id}",
                         f"--Exchange.root={cohort.exchange}")
     assert json.loads((first / ASSIGNMENT / SPEC.cohort_file).read_text()) == {"cohort": cohort_name}
+    # The student's environment comes with the notebook, not from the course repository.
+    shipped = first / ASSIGNMENT / student_env.REQUIREMENTS_NAME
+    assert shipped.read_bytes() == student_env.REQUIREMENTS.read_bytes()
     for student, how in students.items():
         student_home = home / student
         shutil.copytree(first, student_home)  # every student fetches the same release
         fill_in(student_home / ASSIGNMENT, student, cohort_name, **how)
         nbgrader_as_student(student_home, "submit", ASSIGNMENT, f"--course={cohort.course_id}",
-                            f"--Exchange.root={cohort.exchange}", f"--student={student}")
+                            f"--Exchange.root={cohort.exchange}", f"--student={student}",
+                            f"--Exchange.cache={student_home / CACHE}")
 
 
 def lms_zip(path: Path, cohort: str, students: dict[str, dict]) -> Path:
@@ -108,7 +119,10 @@ def read_csv(path: Path) -> dict[str, dict[str, str]]:
     return {student: row for student, row in zip(students, rows, strict=True)}
 
 
-def test_two_cohorts_end_to_end(tmp_path):
+@pytest.fixture(scope="module")
+def round_trip(tmp_path_factory) -> SimpleNamespace:
+    """Release, submit, collect, grade, feedback and export both cohorts, once."""
+    tmp_path = tmp_path_factory.mktemp("workflow")
     config = write_config(tmp_path / "cohorts.toml", tmp_path, "2030-01-01 00:00:00 UTC")
     for name in ("fall-a", "fall-b"):
         workflow.release(get_cohort(name, config))
@@ -134,9 +148,16 @@ def test_two_cohorts_end_to_end(tmp_path):
     workflow.collect(a)
     workflow.collect(b, [archive])
     summaries = {name: workflow.grade(cohort, FAST) for name, cohort in (("a", a), ("b", b))}
-    assert all(not s.count("grader_error") for s in summaries.values())
-    assert len(workflow.feedback(a)) == 6 and len(workflow.feedback(b)) == 3
+    feedback = {"a": workflow.feedback(a), "b": workflow.feedback(b)}
     files = {"a": workflow.export(a), "b": workflow.export(b)}
+    return SimpleNamespace(a=a, b=b, home=home, summaries=summaries, feedback=feedback,
+                           files=files)
+
+
+def test_two_cohorts_end_to_end(round_trip):
+    a, b, files = round_trip.a, round_trip.b, round_trip.files
+    assert all(not s.count("grader_error") for s in round_trip.summaries.values())
+    assert len(round_trip.feedback["a"]) == 6 and len(round_trip.feedback["b"]) == 3
 
     ours_a, ours_b = read_csv(files["a"].grades), read_csv(files["b"].grades)
     theirs_a, theirs_b = read_csv(files["a"].nbgrader), read_csv(files["b"].nbgrader)
@@ -162,4 +183,46 @@ def test_two_cohorts_end_to_end(tmp_path):
     assert "softmax_wrong_axis" in files["a"].summary.read_text()
     # Nothing of one cohort is in the other's course root.
     assert not (b.root / "submitted" / "a1").exists() and not (a.root / "submitted" / "b1").exists()
-    shutil.rmtree(tmp_path / "home", ignore_errors=True)
+
+
+def test_release_feedback_then_the_student_fetches_it(round_trip):
+    """nbgrader's own flow after `cohort feedback`: release_feedback in the course root, then
+    fetch_feedback as the student, who gets exactly the page the grader wrote."""
+    a, b = round_trip.a, round_trip.b
+    log = workflow.nbgrader(a, "release_feedback", ASSIGNMENT)
+    assert log.count("Releasing feedback for student") == 6, log
+    released = sorted((a.exchange / a.course_id / "feedback").glob("*.html"))
+    assert len(released) == 6
+    # An LMS-only cohort (no submission secrets, no timestamps) releases without a crash.
+    workflow.nbgrader(b, "release_feedback", ASSIGNMENT)
+
+    for student in ("a1", "a2"):
+        home = round_trip.home / "a" / student
+        nbgrader_as_student(home, "fetch_feedback", ASSIGNMENT, f"--course={a.course_id}",
+                            f"--Exchange.root={a.exchange}", f"--student={student}",
+                            f"--Exchange.cache={home / CACHE}")
+        fetched = list((home / ASSIGNMENT / "feedback").glob(f"*/{ASSIGNMENT}.html"))
+        assert len(fetched) == 1, fetched  # their own page only, under their submission time
+        page = a.root / "autograded" / student / ASSIGNMENT / "feedback.html"
+        assert fetched[0].read_bytes() == page.read_bytes()
+        assert fetched[0].parent.name == (a.root / "submitted" / student / ASSIGNMENT /
+                                          "timestamp.txt").read_text().strip()
+
+
+def test_lms_files_carry_the_numbers_of_grades_csv(round_trip):
+    for name in ("a", "b"):
+        files = round_trip.files[name]
+        ours = read_csv(files.grades)
+        graded = {s: row["total"] for s, row in ours.items() if row["status"] == "graded"}
+        with files.canvas.open(newline="", encoding="utf-8") as handle:
+            header, points, *rows = list(csv.reader(handle))
+        assert header == [*canvas.STUDENT_COLUMNS, ASSIGNMENT] and points[0] == "Points Possible"
+        assert {row[3]: row[5] for row in rows} == graded  # SIS Login ID -> points
+        with files.moodle.open(newline="", encoding="utf-8") as handle:
+            header, *rows = list(csv.reader(handle))
+        assert header == ["username", ASSIGNMENT]
+        assert dict(rows) == graded
+        assert {s.student for s in files.left_out} == set(ours) - set(graded)
+    assert [s.student for s in round_trip.files["a"].left_out] == ["a3"]  # broken notebook
+    assert "a5" in round_trip.files["a"].to_review  # copied evidence: exported, and flagged
+    assert canvas.FILE_NAME == files.canvas.name and moodle.FILE_NAME == files.moodle.name

@@ -9,6 +9,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from autograder.batch.course import parse_time
+from autograder.integrations.lms.canvas import CanvasSettings
+from autograder.integrations.lms.moodle import MoodleSettings
 from autograder.spec import REPO, SPEC
 
 CONFIG = REPO / "cohorts.toml"
@@ -38,6 +40,9 @@ class Cohort:
     assignment: str = SPEC.name
     lms_filename_regexp: str = ""
     due_as_written: datetime | None = field(default=None, compare=False)  # in its own zone
+    # The grade files `cohort export` writes for Canvas's and Moodle's gradebook import.
+    canvas: CanvasSettings = field(default_factory=lambda: CanvasSettings(SPEC.name))
+    moodle: MoodleSettings = field(default_factory=lambda: MoodleSettings(SPEC.name))
 
     def due_text(self) -> str:
         """The due date with its zone: '2026-12-14 23:59 UTC', or as written and in UTC
@@ -78,6 +83,26 @@ def parse_due(name: str, value: object, path: Path) -> datetime | None:
     return moment
 
 
+def lms_settings(name: str, entry: dict, path: Path) -> dict[str, object]:
+    """The cohort's ``canvas_*`` and ``moodle_*`` keys as the two LMS settings;
+    ``CohortConfigError`` on a value the importer could not take."""
+    assignment = str(entry.get("assignment", SPEC.name))
+    try:
+        return {
+            "canvas": CanvasSettings(
+                assignment_name=str(entry.get("canvas_assignment_name", assignment)),
+                assignment_id=str(entry.get("canvas_assignment_id", "")).strip(),
+                student_column=str(entry.get("canvas_student_id", "SIS Login ID")),
+            ),
+            "moodle": MoodleSettings(
+                grade_item=str(entry.get("moodle_grade_item", assignment)),
+                identifier=str(entry.get("moodle_identifier", "username")),
+            ),
+        }
+    except ValueError as error:
+        raise CohortConfigError(f"cohort {name!r} in {path}: {error}") from None
+
+
 def load_cohorts(path: Path = CONFIG) -> dict[str, Cohort]:
     """Every declared cohort, by name."""
     try:
@@ -102,6 +127,7 @@ def load_cohorts(path: Path = CONFIG) -> dict[str, Cohort]:
             assignment=merged.get("assignment", SPEC.name),
             lms_filename_regexp=merged.get("lms_filename_regexp", ""),
             due_as_written=due,
+            **lms_settings(name, merged, Path(path)),
         )
     return cohorts
 

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.authoring import release as repo_release
-from autograder.batch.course import FEEDBACK_HTML, Course
+from autograder.batch.course import Course
 from autograder.batch.engine import BatchOptions, BatchSummary, grade_course
 from autograder.grading.submission import content_hash
 from autograder.integrations.cohorts.config import Cohort
+from autograder.integrations.lms.grades import LeftOut
 from autograder.spec import SPEC
 
 COHORT_FILE = SPEC.cohort_file  # read by the notebook's evidence cell
@@ -237,18 +238,11 @@ def grade(cohort: Cohort, options: BatchOptions | None = None) -> BatchSummary:
 
 
 def feedback(cohort: Cohort) -> list[Path]:
-    """Each graded student's report into ``feedback/<student>/<assignment>/`` (nbgrader's
-    layout, which ``nbgrader release_feedback`` and LMS uploads use)."""
-    course = require_graded(cohort)
-    written = []
-    for student in course.students():
-        report = course.autograded(student) / FEEDBACK_HTML
-        if report.exists():
-            target = course.feedback(student) / f"{cohort.assignment}.html"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(report, target)
-            written.append(target)
-    return written
+    """Each graded student's report as ``nbgrader release_feedback`` takes it; see
+    ``autograder.integrations.cohorts.feedback``."""
+    from autograder.integrations.cohorts.feedback import write_feedback
+
+    return write_feedback(require_graded(cohort))
 
 
 @dataclass
@@ -256,16 +250,35 @@ class ExportFiles:
     grades: Path
     nbgrader: Path
     summary: Path
+    canvas: Path
+    moodle: Path
+    left_out: list[LeftOut]  # students with no grade to import into an LMS
+    to_review: list[str]  # in the LMS files, with a number a TA may still change
 
 
 def export(cohort: Cohort) -> ExportFiles:
-    """nbgrader's own export from the gradebook, next to our grades.csv and a summary."""
-    from autograder.integrations.cohorts.summary import write_summary
+    """nbgrader's own export from the gradebook, next to our grades.csv, a summary, and the
+    Canvas and Moodle grade files (from the same numbers as grades.csv)."""
+    from autograder.integrations.cohorts.summary import cohort_results, write_summary
+    from autograder.integrations.lms import canvas, moodle
+    from autograder.integrations.lms.grades import split
 
     course = require_graded(cohort)
     target = cohort.root / "nbgrader-export.csv"
     nbgrader(cohort, "export", "--to", str(target))
-    return ExportFiles(course.grades_csv(), target, write_summary(course))
+    results = cohort_results(course)
+    grades, left_out = split(results, course.students())
+    exported = {grade.student for grade in grades}
+    return ExportFiles(
+        grades=course.grades_csv(),
+        nbgrader=target,
+        summary=write_summary(course),
+        canvas=canvas.write(cohort.root / canvas.FILE_NAME, grades, cohort.canvas,
+                            SPEC.total_points),
+        moodle=moodle.write(cohort.root / moodle.FILE_NAME, grades, cohort.moodle),
+        left_out=left_out,
+        to_review=sorted(r.student for r in results if r.needs_review and r.student in exported),
+    )
 
 
 def ship_check(cohort: Cohort) -> list[str]:

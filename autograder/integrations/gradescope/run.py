@@ -1,10 +1,11 @@
 """Grade one submission the way Gradescope's ``run_autograder`` expects.
 
 Reads the submission folder (default /autograder/submission) and writes
-results.json (default /autograder/results/results.json) plus feedback.html
-beside it. The student id, which decides the evidence inputs, comes from
---student-id, else from Gradescope's submission_metadata.json (the first
-user's sid, else email), else "student".
+results.json (default /autograder/results/results.json, Gradescope's fields, Markdown
+texts) plus feedback.html beside it. The student id, which decides the evidence
+inputs, comes from --student-id, else from Gradescope's submission_metadata.json (the
+first user's sid, else email), else "student". `python -m autograder gradescope build`
+writes the zip whose run_autograder calls this.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from autograder.grading.grade_one import GradingSession, grade_submission
 from autograder.grading.submission import load_submission
+from autograder.integrations.gradescope import results
 from autograder.results import feedback_page as report
-from autograder.results.result import save
 from autograder.sandbox.client import IsolationError
 from autograder.sandbox.uids import UidLeaseError
 
@@ -48,6 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    started = time.monotonic()
     student = args.student_id or student_from_metadata(args.metadata) or "student"
     submission = load_submission(args.submission, student)
     try:
@@ -59,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     except (IsolationError, UidLeaseError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    save(result, args.results)
+    results.save(result, time.monotonic() - started, args.results)
     report.save(result, args.results.with_name("feedback.html"))
     print(f"{student}: {result.score:g} / {result.max_score:g} ({result.status}) -> {args.results}")
     return 0

@@ -1,0 +1,61 @@
+"""Feedback in nbgrader's layout, so ``nbgrader release_feedback`` and ``fetch_feedback`` work.
+
+nbgrader 0.9.6's ``release_feedback`` takes every ``feedback/<student>/<assignment>/
+<notebook>.html``, reads ``timestamp.txt`` and ``submission_secret.txt`` beside it (a
+missing one stops the whole release with ``FileNotFoundError``) and publishes the page in
+the exchange as ``md5(secret + notebook name)``.html. A student's ``fetch_feedback`` finds
+it from the secret that their own ``submit`` kept, and saves it as
+``<assignment>/feedback/<timestamp>/<notebook>.html``. So per graded student we write
+the report under the notebook's name, with both files copied from ``submitted/``, where
+``nbgrader collect`` put them.
+
+A submission from an LMS download (``zip_collect``) has neither: nobody ever ran
+``submit``. Its report is still written (for uploading to the LMS) with an empty
+``timestamp.txt`` (no submission time is known; nbgrader reads an empty one as none) and
+a fresh random secret that no student holds, so ``release_feedback`` releases the whole
+cohort without stopping, and that page, published under a name nobody can derive, reaches
+its student only through the LMS.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, TIMESTAMP_TXT, Course
+from autograder.results.result import STATUS_ERROR, load, write_atomically
+from autograder.spec import SPEC
+
+SECRET_TXT = "submission_secret.txt"  # written by nbgrader submit, copied by collect
+
+
+def feedback_page(course: Course, student: str) -> Path:
+    """Where ``release_feedback`` looks for the student's page: named after the notebook."""
+    return course.feedback(student) / f"{Path(SPEC.notebook).stem}.html"
+
+
+def _copy_or_keep(source: Path, target: Path, fallback: str) -> None:
+    """``source``'s text into ``target``; without a source, ``target`` as it is, else
+    ``fallback`` (a re-run keeps an LMS student's secret: one released page, not one per run)."""
+    if source.is_file():
+        write_atomically(target, source.read_text(encoding="utf-8"))
+    elif not target.is_file():
+        write_atomically(target, fallback)
+
+
+def write_feedback(course: Course) -> list[Path]:
+    """Write the page, timestamp and secret of every student with a grade (a grader error
+    is ours and is retried, not released); return the pages."""
+    written = []
+    for student in course.students():
+        report = course.autograded(student) / FEEDBACK_HTML
+        result = load(course.autograded(student) / RESULTS_JSON)
+        if not report.is_file() or result is None or result.status == STATUS_ERROR:
+            continue
+        folder = course.feedback(student)
+        write_atomically(feedback_page(course, student), report.read_text(encoding="utf-8"))
+        submitted = course.submitted(student)
+        _copy_or_keep(submitted / TIMESTAMP_TXT, folder / TIMESTAMP_TXT, "")
+        _copy_or_keep(submitted / SECRET_TXT, folder / SECRET_TXT, secrets.token_hex(64))
+        written.append(feedback_page(course, student))
+    return written

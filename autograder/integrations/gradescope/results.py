@@ -1,0 +1,68 @@
+"""Gradescope's ``results.json`` for one graded submission.
+
+The fields are Gradescope's documented ones: ``score``, ``execution_time``, ``output``,
+``output_format``, ``visibility``, ``stdout_visibility`` and ``tests[]`` (``name``,
+``score``, ``max_score``, ``status``, ``output``, ``output_format``, ``tags``,
+``visibility``); our own details stay in ``extra_data``, which Gradescope stores but
+does not show. Texts are Markdown (``autograder.integrations.gradescope.markdown``) so
+lists and function names render. No text can hold a hidden check's inputs: every message
+was made safe where it entered the trusted side (``autograder.results.safe_text``), so
+whichever visibility an instructor picks shows nothing more.
+
+The course-side ``results.json`` (``autograde``) stays plain text: it is read back to
+resume a batch, and Markdown would not round-trip.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from autograder.integrations.gradescope.markdown import bullet_list, escape
+from autograder.results.result import SubmissionResult, write_atomically
+from autograder.spec import SPEC
+
+MARKDOWN = "md"
+VISIBLE = "visible"  # every test shows as soon as the submission is graded
+
+
+def summary_markdown(result: SubmissionResult) -> str:
+    """The top of the results page: score, why it is not graded, the notes."""
+    lines = [f"**{result.score:g} / {result.max_score:g}**"]
+    if result.reason:
+        lines.append(escape(result.reason))
+    if result.notes:
+        lines.append(bullet_list(result.notes, SPEC.function_parts))
+    return "\n\n".join(lines)
+
+
+def gradescope_results(result: SubmissionResult, seconds: float) -> dict[str, Any]:
+    """``result`` as Gradescope's results.json (``seconds``: the grading time)."""
+    data = result.to_gradescope()
+    tests = []
+    for test, entry in zip(result.tests, data["tests"], strict=True):
+        tests.append({
+            **entry,
+            "output": bullet_list(test.output.splitlines(), SPEC.function_parts),
+            "output_format": MARKDOWN,
+            "visibility": VISIBLE,
+        })
+    return {
+        "score": data["score"],
+        "max_score": data["max_score"],
+        "execution_time": max(1, round(seconds)),
+        "output": summary_markdown(result),
+        "output_format": MARKDOWN,
+        "test_output_format": MARKDOWN,
+        "visibility": VISIBLE,
+        "stdout_visibility": "hidden",  # the grader's log is for the instructor
+        "tests": tests,
+        "extra_data": data["extra_data"],
+    }
+
+
+def save(result: SubmissionResult, seconds: float, path: Path) -> None:
+    """Write Gradescope's results.json atomically."""
+    text = json.dumps(gradescope_results(result, seconds), indent=2, allow_nan=False)
+    write_atomically(path, text + "\n")

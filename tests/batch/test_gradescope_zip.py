@@ -1,0 +1,215 @@
+"""`gradescope build` writes the autograder.zip Gradescope expects, and it grades.
+
+The zip is unpacked into a temporary tree laid out like Gradescope's /autograder
+(source/, submission/, submission_metadata.json, results/, run_autograder copied to the
+top) and run_autograder runs there against sample submissions, on this machine's installed
+dependencies: setup.sh is not run (it installs torch and the rest from the network, minutes
+of downloads); its content is checked instead. results.json is checked against Gradescope's
+documented fields.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.authoring.sample_cohort import solved_notebook, write_evidence
+from autograder.authoring.sync import grade_id
+from autograder.integrations.gradescope import build, scripts
+from autograder.results.safe_text import INPUTS_HIDDEN, MAX_FRACTIONS
+from autograder.spec import REPO, SPEC
+
+TOP_LEVEL = {"setup.sh", "run_autograder", scripts.REQUIREMENTS_TXT}
+TEST_FIELDS = {"name", "score", "max_score", "status", "output", "output_format", "tags",
+               "visibility"}
+VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
+URL = re.compile(r"\b(?:https?|ftp|git|ssh)://\S+|\bgit@\S+")
+FRACTION = re.compile(r"\d\.\d")
+
+
+@pytest.fixture(scope="module")
+def zip_path(tmp_path_factory) -> Path:
+    return build.build(tmp_path_factory.mktemp("zip"))
+
+
+def pyproject() -> dict:
+    return tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+
+def test_the_zip_holds_the_scripts_and_the_grader_and_nothing_of_a_course(zip_path):
+    with zipfile.ZipFile(zip_path) as archive:
+        names = archive.namelist()
+        modes = {info.filename: info.external_attr >> 16 for info in archive.infolist()}
+    assert TOP_LEVEL <= set(names)  # at the root of the archive, not in a folder
+    others = set(names) - TOP_LEVEL
+    assert all(name.startswith(("autograder/", "solutions/")) for name in others), others
+    for name in ("autograder/checks/test_softmax.py", "autograder/checks/pytest.ini",
+                 f"autograder/spec/data/{SPEC.schema}", f"autograder/spec/data/{SPEC.notebook}",
+                 "autograder/results/templates/feedback.html.j2", "solutions/attention.py"):
+        assert name in names
+    # Nothing of a course, a checkout or an environment, at any depth.
+    banned = {"course", "courses", "submitted", "autograded", "feedback", "gradebook.db",
+              ".venv", ".git", "__pycache__", "tests", "cohorts.toml", "grades.csv",
+              SPEC.evidence_file, "source", "release", "nbgrader_config.py"}
+    assert not [n for n in names if banned & set(n.split("/"))]
+    assert not [n for n in names if n.endswith((".pyc", ".db", ".csv", ".zip"))]
+    for script in ("setup.sh", "run_autograder"):
+        assert modes[script] & stat.S_IXUSR, f"{script} is not executable"
+
+
+def test_the_zip_is_reproducible(zip_path, tmp_path):
+    assert build.build(tmp_path).read_bytes() == zip_path.read_bytes()
+
+
+def test_setup_installs_pyproject_pins_and_cpu_torch_and_nothing_else(zip_path):
+    with zipfile.ZipFile(zip_path) as archive:
+        setup = archive.read("setup.sh").decode()
+        requirements = archive.read(scripts.REQUIREMENTS_TXT).decode().split()
+        run = archive.read("run_autograder").decode()
+    project = pyproject()
+    assert requirements == [line.replace(" ", "") for line in project["dependencies"]]
+    torch = next(line for line in project["dependencies"] if line.startswith("torch"))
+    assert re.fullmatch(r"torch==[\d.]+", torch)
+    # CPU torch at pyproject's version from PyTorch's CPU index, then the pins from PyPI.
+    assert (f"pip install --index-url {scripts.TORCH_CPU_INDEX} {torch}\n") in setup
+    assert f"pip install -r {scripts.REQUIREMENTS_TXT}\n" in setup
+    assert setup.index(scripts.TORCH_CPU_INDEX) < setup.index("-r requirements.txt")
+    # No other source: one URL, no downloads, no other index, no apt, no git.
+    assert URL.findall(setup) == [scripts.TORCH_CPU_INDEX] and URL.findall(run) == []
+    for word in ("curl", "wget", "apt", "git ", "--extra-index-url", "--find-links", " -i "):
+        assert word not in setup, word
+    minimum = re.fullmatch(r">=(\d+)\.(\d+)", project["requires-python"]).groups()
+    assert f"sys.version_info < ({minimum[0]}, {minimum[1]})" in setup
+
+
+def test_the_scripts_are_valid_bash(zip_path, tmp_path):
+    with zipfile.ZipFile(zip_path) as archive:
+        for script in ("setup.sh", "run_autograder"):
+            (tmp_path / script).write_bytes(archive.read(script))
+            done = subprocess.run(["bash", "-n", str(tmp_path / script)], capture_output=True,
+                                  text=True, check=False)
+            assert done.returncode == 0, done.stderr
+
+
+def test_build_help_and_a_bad_out_are_one_line(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    done = subprocess.run([sys.executable, "-m", "autograder", "gradescope", "build", "--out",
+                           str(blocker / "sub")], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("error: cannot create")
+
+
+# ------------------------------------------------------------------ in Gradescope's tree
+
+
+def unpack_like_gradescope(zip_path: Path, root: Path) -> Path:
+    """/autograder/source = the zip, extracted with its permissions (as unzip does);
+    run_autograder copied to /autograder, as Gradescope's image build does."""
+    source = root / "source"
+    with zipfile.ZipFile(zip_path) as archive:
+        for info in archive.infolist():
+            target = Path(archive.extract(info, source))
+            target.chmod((info.external_attr >> 16) & 0o777 or 0o644)
+    shutil.copy2(source / "run_autograder", root / "run_autograder")
+    return root
+
+
+def leaky_submission(folder: Path, student: str) -> None:
+    """A correct notebook whose stable_softmax then quotes its inputs in an error."""
+    notebook = solved_notebook(student)
+    at = next(i for i, cell in enumerate(notebook.cells)
+              if grade_id(cell) == SPEC.part("stable_softmax").cell)
+    notebook.cells.insert(at + 1, nbformat.v4.new_code_cell(
+        "def stable_softmax(scores, mask=None, temperature=1.0):\n"
+        "    raise ValueError('inputs: ' + np.array2string(np.asarray(scores, dtype=float),"
+        " precision=6, threshold=10**6))\n"))
+    folder.mkdir(parents=True)
+    (folder / SPEC.notebook).write_text(nbformat.writes(notebook), encoding="utf-8")
+    write_evidence(folder, student)
+
+
+def correct_submission(folder: Path, student: str) -> None:
+    folder.mkdir(parents=True)
+    (folder / SPEC.notebook).write_text(nbformat.writes(solved_notebook(student)),
+                                        encoding="utf-8")
+    write_evidence(folder, student)
+
+
+def run_in_tree(root: Path, student: str, make_submission) -> dict:
+    for stale in ("submission", "results"):
+        shutil.rmtree(root / stale, ignore_errors=True)
+    (root / "results").mkdir()
+    make_submission(root / "submission", student)
+    (root / "submission_metadata.json").write_text(json.dumps(
+        {"id": 1, "users": [{"sid": student, "email": f"{student}@example.org"}],
+         "assignment": {"title": SPEC.name}}))
+    # This machine's environment (python3 is the venv's), none of this checkout's code.
+    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin:/bin",
+           "HOME": str(root), "LANG": "C.UTF-8"}
+    done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    return json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+
+
+def check_gradescope_fields(data: dict) -> None:
+    """Gradescope's documented results.json fields, with their types."""
+    assert isinstance(data["score"], float) and isinstance(data["execution_time"], int)
+    assert isinstance(data["output"], str) and data["output_format"] == "md"
+    assert data["visibility"] in VISIBILITIES and data["stdout_visibility"] in VISIBILITIES
+    assert data["tests"], "no tests"
+    for test in data["tests"]:
+        assert TEST_FIELDS <= set(test), set(test)
+        assert isinstance(test["name"], str) and test["name"]
+        assert 0 <= test["score"] <= test["max_score"]
+        assert test["status"] in {"passed", "failed"}
+        assert test["output_format"] == "md" and test["visibility"] in VISIBILITIES
+        assert test["tags"] and set(test["tags"]) <= set(SPEC.part_points)
+    assert abs(sum(t["score"] for t in data["tests"]) - data["score"]) < 1e-6
+
+
+@pytest.mark.slow
+def test_run_autograder_grades_in_a_gradescope_tree(zip_path, tmp_path):
+    root = unpack_like_gradescope(zip_path, tmp_path / "autograder")
+    # The zip's own code runs, not this checkout's.
+    where = subprocess.run(
+        [sys.executable, "-c", "import autograder; print(autograder.__file__)"],
+        env={"PYTHONPATH": str(root / "source"), "PATH": "/usr/bin:/bin"}, cwd=root,
+        capture_output=True, text=True, check=True).stdout.strip()
+    assert where == str(root / "source" / "autograder" / "__init__.py")
+
+    correct = run_in_tree(root, "s101", correct_submission)
+    check_gradescope_fields(correct)
+    assert correct["score"] == correct["max_score"] == SPEC.total_points
+    assert all(test["status"] == "passed" for test in correct["tests"])
+    assert correct["extra_data"]["student"] == "s101"  # from submission_metadata.json
+    assert (root / "results" / "feedback.html").is_file()
+
+    leaky = run_in_tree(root, "s102", leaky_submission)
+    check_gradescope_fields(leaky)
+    softmax = [t for t in leaky["tests"] if t["tags"] == ["stable_softmax"]]
+    assert softmax and all(t["status"] == "failed" and t["score"] == 0 for t in softmax)
+    assert any(INPUTS_HIDDEN.replace("(", r"\(").replace(")", r"\)") in t["output"]
+               for t in softmax), [t["output"] for t in softmax]
+    # Whatever an instructor sets visible, nothing shows the hidden inputs: no text of the
+    # whole results.json quotes an array of them.
+    texts = [leaky["output"], *(t["output"] for t in leaky["tests"]), *(t["name"] for t in leaky["tests"])]
+    for text in texts:
+        assert len(FRACTION.findall(text)) <= MAX_FRACTIONS, text
+    assert "inputs: [" not in json.dumps(leaky)
+    # Markdown: a failed check's reasons are a list, the function names code.
+    assert any(t["output"].startswith("- ") and "`stable_softmax`" in t["output"]
+               for t in softmax)
