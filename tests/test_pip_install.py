@@ -14,7 +14,6 @@ from __future__ import annotations
 import csv
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -22,6 +21,7 @@ import pytest
 
 from autograder.authoring.sample_cohort import VARIANTS, build_submission
 from autograder.spec import PACKAGE_DATA, REPO, SPEC
+from tests.support.commands import run_ok as run
 
 SOURCES = ("pyproject.toml", "README.md", "autograder", "solutions", "schemas", "release")
 STUDENTS = {"s1": "correct", "s2": "softmax_wrong_axis", "s3": "broken_notebook"}
@@ -47,12 +47,6 @@ def copy_sources(target: Path) -> Path:
             shutil.copy2(source, target / name)
     return target
 
-
-def run(command: list[str], cwd: Path, env: dict[str, str], timeout: int) -> str:
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout, check=False)
-    assert done.returncode == 0, f"{command}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return done.stdout
 
 
 @pytest.mark.slow

@@ -25,6 +25,7 @@ from autograder.authoring import release, student_env
 from autograder.authoring.sample_cohort import solved_notebook
 from autograder.authoring.sync import grade_id
 from autograder.spec import REPO, SPEC
+from tests.support.commands import run_ok as run
 
 SHIPPED = SPEC.release_dir / student_env.REQUIREMENTS_NAME
 
@@ -172,12 +173,6 @@ def student_shell(venv: Path, home: Path) -> dict[str, str]:
     env["IPYTHONDIR"] = str(home / "ipython")
     return env
 
-
-def run(command: list[str], cwd: Path, env: dict[str, str], timeout: float) -> str:
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout, check=False)
-    assert done.returncode == 0, f"{' '.join(command)} failed:\n{(done.stdout + done.stderr)[-4000:]}"
-    return done.stdout
 
 
 @pytest.mark.slow

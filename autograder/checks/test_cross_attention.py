@@ -18,7 +18,12 @@ import pytest
 
 from autograder.checks import probes
 from autograder.grading import misconceptions as mc
-from autograder.grading.assertions import CheckFailure, call, expect_close
+from autograder.grading.assertions import (
+    CheckFailure,
+    call,
+    expect_close,
+    expect_pair,
+)
 from autograder.grading.carried_forward import own_projected, same, settle
 from autograder.grading.student import Student
 
@@ -40,12 +45,6 @@ def _inputs(
     return X_dec, X_enc, W_q, W_k, W_v
 
 
-def _pair(got: object) -> tuple[object, object]:
-    """The (context, weights) pair, or a failure saying what was returned instead."""
-    if type(got) not in (tuple, list) or len(got) != 2:
-        raise CheckFailure("Expected a pair (context, weights) to be returned.")
-    return got[0], got[1]
-
 
 def _check(
     student: Student, reference: ModuleType, args: tuple[np.ndarray, ...],
@@ -60,7 +59,7 @@ def _check(
 
     try:
         got = call(student, NAME, *args, **kwargs)
-        pair = _pair(got)
+        pair = expect_pair(got)
         expect_close(pair[1], want_weights, f"the weights{what}", diagnose=diagnose)
         expect_close(pair[0], want_context, f"the context{what}", diagnose=diagnose)
     except CheckFailure as failure:

@@ -24,18 +24,13 @@ from autograder.grading.assertions import (
     expect_close,
     expect_dtype,
     expect_error,
+    expect_pair,
 )
 from autograder.grading.carried_forward import carried_note, own_attention, same, settle
 from autograder.grading.student import Student
 
 NAME = "scaled_dot_product_attention"
 
-
-def _pair(got: object) -> tuple[object, object]:
-    """The (context, weights) pair, or a failure saying what was returned instead."""
-    if type(got) not in (tuple, list) or len(got) != 2:
-        raise CheckFailure("Expected a pair (context, weights) to be returned.")
-    return got[0], got[1]
 
 
 def _in_order(got: tuple[object, object], context: np.ndarray, weights: np.ndarray) -> None:
@@ -62,7 +57,7 @@ def _check(
 
     got: tuple[object, object] | None = None
     try:
-        got = _pair(call(student, NAME, Q, K, V, readonly=readonly, **kwargs))
+        got = expect_pair(call(student, NAME, Q, K, V, readonly=readonly, **kwargs))
         _in_order(got, want_context, want_weights)
         expect_close(got[1], want_weights, f"the weights{what}", diagnose=diagnose)
         return expect_close(got[0], want_context, f"the context{what}",

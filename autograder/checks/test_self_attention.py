@@ -18,7 +18,13 @@ import pytest
 
 from autograder.checks import probes
 from autograder.grading import misconceptions as mc
-from autograder.grading.assertions import CheckFailure, call, expect_close, expect_dtype
+from autograder.grading.assertions import (
+    CheckFailure,
+    call,
+    expect_close,
+    expect_dtype,
+    expect_pair,
+)
 from autograder.grading.carried_forward import own_projected, same, settle
 from autograder.grading.student import Student
 
@@ -48,12 +54,6 @@ def _inputs(
     return tuple(x.astype(dtype) for x in (X, W_q, W_k, W_v))
 
 
-def _pair(got: object) -> tuple[object, object]:
-    """The (context, weights) pair, or a failure saying what was returned instead."""
-    if type(got) not in (tuple, list) or len(got) != 2:
-        raise CheckFailure("Expected a pair (context, weights) to be returned.")
-    return got[0], got[1]
-
 
 def _check(
     student: Student, reference: ModuleType, args: tuple[np.ndarray, ...],
@@ -68,7 +68,7 @@ def _check(
 
     try:
         got = call(student, NAME, *args, readonly=readonly, **kwargs)
-        pair = _pair(got)
+        pair = expect_pair(got)
         weights = expect_close(pair[1], want_weights, f"the weights{what}", diagnose=diagnose)
         return expect_close(pair[0], want_context, f"the context{what}", diagnose=diagnose), weights
     except CheckFailure as failure:

@@ -232,3 +232,11 @@ def _summary(value: Any) -> str:
         extra = " containing NaN" if value.dtype.kind == "f" and np.isnan(value).any() else ""
         return f"an array of shape {value.shape}{extra}"
     return f"a value of type {plain.describe_type(value)}"
+
+
+def expect_pair(got: object) -> tuple[object, object]:
+    """The ``(context, weights)`` pair an attention function returns, or a failure saying
+    what came back instead."""
+    if type(got) not in (tuple, list) or len(got) != 2:
+        raise CheckFailure("Expected a pair (context, weights) to be returned.")
+    return got[0], got[1]
