@@ -83,13 +83,13 @@ class Timers:
 
 def instrument(timers: Timers) -> None:
     """Wrap the phases of ``grade_submission`` and the sandbox client (this process only)."""
-    for name, label, scope in [
-        ("verify_evidence", "evidence: verify_evidence", False),
-        ("run_checks", "checks: run_checks", True),
-        ("check_provenance", "provenance: check_provenance", True),
-        ("evidence_part_scores", "evidence: part scores", False),
+    for function, label, scope in [
+        (grade_one.verify_evidence, "evidence: verify_evidence", False),
+        (grade_one.run_checks, "checks: run_checks", True),
+        (grade_one.check_provenance, "provenance: check_provenance", True),
+        (grade_one.evidence_part_scores, "evidence: part scores", False),
     ]:
-        setattr(grade_one, name, timers.wrap(label, getattr(grade_one, name), scope=scope))
+        setattr(grade_one, function.__name__, timers.wrap(label, function, scope=scope))
     student = client.SandboxStudent
     student._spawn = timers.wrap("sandbox: fork worker (zygote)", student._spawn)
     student._run_cells = timers.wrap("sandbox: run student cells", student._run_cells)
