@@ -29,9 +29,14 @@ from autograder.sandbox.zygote import Zygote, ZygoteError, kill_worker
 from autograder.untrusted import plain, protocol
 from autograder.untrusted.errors import MESSAGE_LIMIT, StudentError
 from autograder.untrusted.isolation import FULL_ISOLATION, WORKDIR
+from autograder.untrusted.loop_watch import STUDENT_FILE_PREFIX
 
 ERROR_KINDS = frozenset({"missing", "raised", "timeout", "bad_output", "crashed"})
 MALFORMED = "the process running it sent a malformed reply (was the grader's worker tampered with?)"
+# A call's limit is timed by the worker itself, which then names the notebook function that
+# loops (autograder.untrusted.loop_watch); the grader's own deadline, this much later, is the
+# backstop for a worker that does not answer.
+WATCH_GRACE = 0.5
 
 
 class IsolationError(RuntimeError):
@@ -49,6 +54,19 @@ def _text(value: object, limit: int = 200) -> str:
     return safe_text(value, limit)
 
 
+def check_loop_key(key: object) -> tuple[str, int, str] | None:
+    """A notebook function's key, as ``loop_watch`` sends it (or None for none)."""
+    if key is None:
+        return None
+    if not (
+        isinstance(key, list) and len(key) == 3 and isinstance(key[0], str)
+        and key[0].startswith(STUDENT_FILE_PREFIX) and len(key[0]) <= 40
+        and type(key[1]) is int and isinstance(key[2], str) and len(key[2]) <= 200
+    ):
+        raise protocol.ProtocolError("a malformed function key")
+    return (key[0], key[1], key[2])
+
+
 def check_error(error: object) -> dict[str, Any]:
     """A worker's error record, validated and made safe; ``ProtocolError`` otherwise."""
     if not isinstance(error, dict) or error.get("kind") not in ERROR_KINDS:
@@ -56,6 +74,12 @@ def check_error(error: object) -> dict[str, Any]:
     bases = error.get("bases", [])
     if not isinstance(bases, list) or len(bases) > 32:
         raise protocol.ProtocolError("error bases are not a short list")
+    if error["kind"] == "timeout":
+        return {
+            "kind": "timeout",
+            "loop": check_loop_key(error.get("loop")),
+            "stopped_in": check_loop_key(error.get("stopped_in")),
+        }
     return {
         "kind": error["kind"],
         "type_name": _text(error.get("type_name", ""), 80),
@@ -147,6 +171,7 @@ class SandboxStudent:
         self.started = time.monotonic()
         self._skip: dict[int, str] = {}
         self._given_up: dict[str, str] = {}  # function -> why calls to it are not attempted
+        self._loops: set[tuple[str, int, str]] = set()  # notebook functions known to loop
         self._scratch = tempfile.mkdtemp(prefix="h2-sandbox-")
         self._pid: int | None = None
         self._sock = None
@@ -190,8 +215,11 @@ class SandboxStudent:
 
     def _call(self, name: str, args: tuple, kwargs: dict, *, readonly: bool) -> Any:
         payload = plain.encode((list(args), kwargs))
+        request: dict[str, Any] = {"op": "call", "name": name, "readonly": readonly}
+        if self._loops:
+            request["stop_on"] = sorted(self._loops)
         header, data = self._request(
-            {"op": "call", "name": name, "readonly": readonly},
+            request,
             payload,
             name,
             self.limits.call_timeout,
@@ -235,13 +263,17 @@ class SandboxStudent:
             raise StudentError(
                 "timeout", message="the time for this submission ran out", function=name
             )
-        deadline = time.monotonic() + min(timeout, left)
+        limit = min(timeout, left)
+        deadline = time.monotonic() + limit
+        if header.get("op") == "call":
+            header = {**header, "limit": limit}
+            deadline += WATCH_GRACE
+        why = f"stopped after {timeout:g} s: an endless loop?"
         try:
             protocol.send(self._sock, header, payload, deadline)
             reply, data = protocol.recv(self._sock, deadline)
             reply = check_reply(reply, value=value)
         except protocol.ChannelTimeout:
-            why = f"stopped after {timeout:g} s: an endless loop?"
             self._lose_worker(f"`{name}` did not finish in time ({why})")
             self._given_up[name] = why
             raise StudentError("timeout", message=why, function=name) from None
@@ -255,10 +287,26 @@ class SandboxStudent:
             self._given_up[name] = why
             raise StudentError("crashed", message=why, function=name) from None
         self.report.output_bytes = max(self.report.output_bytes, reply["output_bytes"])
+        if not reply["ok"] and reply["error"]["kind"] == "timeout":
+            self._timed_out(name, why, reply["error"])
         if not reply["ok"]:
             error = reply["error"]
             raise self._student_error({**error, "function": error["function"] or name}, arguments)
         return reply, data
+
+    def _timed_out(self, name: str, why: str, error: dict[str, Any]) -> None:
+        """The worker timed the call out itself and ended: the same outcome as the grader's
+        own deadline, reached sooner when the call entered a function known to loop."""
+        if error["loop"] is not None:
+            self._loops.add(error["loop"])
+        inner = error["stopped_in"]
+        if inner is not None and inner[2] != name:
+            self._lose_worker(f"`{name}` was stopped at once: it calls `{inner[2]}`, which did "
+                              "not finish in time before")
+        else:
+            self._lose_worker(f"`{name}` did not finish in time ({why})")
+        self._given_up[name] = why
+        raise StudentError("timeout", message=why, function=name) from None
 
     def _start(self) -> None:
         """Fork a worker and run every cell not known to hang or crash it."""

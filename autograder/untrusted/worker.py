@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import io
+import os
 import socket
 import sys
 import warnings
@@ -18,6 +19,7 @@ import numpy as np
 
 from autograder.untrusted import plain, protocol
 from autograder.untrusted.errors import StudentError
+from autograder.untrusted.loop_watch import LoopKey, LoopWatch
 from autograder.untrusted.notebook_code import to_python
 from autograder.untrusted.seeding import seed_everything
 
@@ -56,6 +58,7 @@ class Worker:
         self.failure = failure  # why the namespaces could not be made, if they could not
         self.namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
         self.sink = BoundedSink()
+        self.watch = LoopWatch(self.report_timeout)
 
     def serve(self) -> None:
         """Answer requests until told to exit or the channel closes."""
@@ -103,9 +106,11 @@ class Worker:
             return {"ok": False, "error": {"kind": "missing", "function": name}}, b""
         try:
             args, kwargs = plain.decode(payload, readonly=bool(header.get("readonly")))
+            limit = float(header.get("limit", 0))
+            stop_on = {(str(f), int(n), str(c)) for f, n, c in header.get("stop_on", [])}
             seed_everything()
             with np.errstate(all="ignore"):
-                result = function(*args, **kwargs)
+                result = self.watch.run(name, limit, stop_on, lambda: function(*args, **kwargs))
         except BaseException as exc:  # noqa: BLE001 - any student failure is data
             return {"ok": False, "error": _error(exc, function=name)}, b""
         try:
@@ -120,3 +125,16 @@ class Worker:
                     "function": name,
                 },
             }, b""
+
+    def report_timeout(self, name: str, looping: LoopKey | None, stopped_in: LoopKey | None) -> None:
+        """The call of ``name`` ran out of time (``looping``: the function that loops), or
+        entered ``stopped_in``, known to loop: say so and end, as a killed worker would."""
+        error = {"kind": "timeout", "function": name, "message": ""}
+        if looping is not None:
+            error["loop"] = list(looping)
+        if stopped_in is not None:
+            error["stopped_in"] = list(stopped_in)
+        try:
+            protocol.send(self.sock, {"ok": False, "error": error, "output_bytes": self.sink.size})
+        finally:
+            os._exit(0)

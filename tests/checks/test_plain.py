@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import math
 import struct
 
@@ -149,19 +150,83 @@ def test_readonly_decode_cannot_be_made_writable():
     np.testing.assert_array_equal(back, np.arange(6.0).reshape(2, 3))
 
 
+def _crafted(layouts: list, blob: bytes, tree: object = None) -> bytes:
+    """A message a hostile worker could write by hand."""
+    header = json.dumps({"tree": {"$array": 0} if tree is None else tree, "arrays": layouts})
+    return plain.MAGIC + struct.pack(">I", len(header)) + header.encode() + blob
+
+
 def test_decode_rejects_garbage_and_pickled_arrays():
     with pytest.raises(plain.PlainDataError):
         plain.decode(b"not plain")
     with pytest.raises(plain.PlainDataError):
         plain.decode("a str, not bytes")  # type: ignore[arg-type]
-    # Hand-craft a message whose blob is an object-dtype (pickled) .npy file.
+    # An object-dtype (pickled) array, as an .npy file: not plain whatever it claims to be.
     buffer = io.BytesIO()
     np.save(buffer, np.array([{"evil": 1}], dtype=object), allow_pickle=True)
     blob = buffer.getvalue()
-    header = b'{"tree": {"$array": 0}, "blobs": [%d]}' % len(blob)
-    crafted = plain.MAGIC + struct.pack(">I", len(header)) + header + blob
-    with pytest.raises((plain.PlainDataError, ValueError)):
-        plain.decode(crafted)
+    for code in ("|O", "O", "|V8", "<U1", "|S8", "<M8[s]", "<m8[s]"):
+        with pytest.raises(plain.PlainDataError):
+            plain.decode(_crafted([[code, [1]], ], blob[:8]))
+    with pytest.raises(plain.PlainDataError):
+        plain.decode(_crafted([["<f8", [1]]], blob))  # the size does not match the shape
+
+
+@pytest.mark.parametrize(
+    "layout, size",
+    [
+        (["(2,)f8", [1]], 16),          # a sub-array dtype
+        (["f8,f8", [1]], 16),           # a structured dtype
+        (["<f8", [-1]], 8),             # a negative dimension
+        (["<f8", [1.5]], 8),            # not an integer
+        (["<f8", [True]], 8),           # a Boolean is not a dimension
+        (["<f8", [1] * 40], 8),         # too many dimensions
+        (["<f8", [2**40, 2**40]], 8),   # larger than the limit, however little is sent
+        (["<f8", [2]], 8),              # shorter than its shape
+        (["<f8"], 8),                   # no shape
+        (["not-a-dtype", [1]], 8),
+        (["<f8" * 10, [1]], 8),         # an overlong dtype string
+        ([5, [1]], 8),
+        ("<f8", 8),
+    ],
+)
+def test_decode_rejects_a_crafted_array_layout(layout, size):
+    with pytest.raises(plain.PlainDataError):
+        plain.decode(_crafted([layout], b"\0" * size))
+
+
+def test_decode_rejects_trailing_bytes_and_bad_references():
+    good = _crafted([["<f8", [1]]], b"\0" * 8)
+    assert plain.decode(good).shape == (1,)
+    with pytest.raises(plain.PlainDataError):
+        plain.decode(good + b"\0")
+    with pytest.raises(plain.PlainDataError):
+        plain.decode(_crafted([["<f8", [1]]], b"\0" * 8, tree={"$array": 1}))
+    with pytest.raises(plain.PlainDataError):
+        plain.decode(_crafted("nope", b""))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("readonly", [False, True])
+def test_a_boolean_byte_other_than_0_or_1_arrives_as_true(readonly):
+    back = plain.decode(_crafted([["|b1", [3]]], bytes([0, 1, 7])), readonly=readonly)
+    assert back.dtype == np.bool_
+    assert back.tolist() == [False, True, True]
+    assert back.view(np.uint8).tolist() == [0, 1, 1]
+    assert back.flags.writeable is not readonly
+
+
+def test_arrays_keep_dtype_byte_order_and_shape_and_come_back_owned():
+    values = [
+        np.arange(6.0).reshape(2, 3).T, np.asfortranarray(np.ones((2, 3))),
+        np.arange(3, dtype=">i4"), np.array(2 + 1j), np.zeros((0, 3)), np.float32(2.5),
+        np.ones((2, 1), dtype=np.float16), np.array([True, False]),
+    ]
+    back = plain.roundtrip(values)
+    for sent, got in zip(values, back, strict=True):
+        sent = np.asarray(sent)
+        assert got.dtype == sent.dtype and got.shape == sent.shape
+        np.testing.assert_array_equal(got, sent)
+        assert got.flags.writeable and got.base is None and type(got) is np.ndarray
 
 
 def test_encoding_is_deterministic():

@@ -1,0 +1,25 @@
+"""Grading faster changes no grade (issue 17): the sample cohort, graded by today's grader,
+gets every score it got before that work (``tests/batch/sample_cohort_scores.json``, written by
+``tests/support/cohort_scores.py`` on commit 791e02d): status, review flags, each part's points
+and diagnoses, and each hidden check's score, for every student."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.cohort_scores import grade_sample_cohort
+
+pytestmark = pytest.mark.slow
+
+RECORDED = Path(__file__).with_name("sample_cohort_scores.json")
+
+
+def test_every_score_of_the_sample_cohort_is_what_it_was(tmp_path):
+    before = json.loads(RECORDED.read_text(encoding="utf-8"))
+    now = grade_sample_cohort(tmp_path / "course")
+    assert sorted(now) == sorted(before)
+    for student, scores in before.items():
+        assert now[student] == scores, student
