@@ -6,6 +6,8 @@ Run from the repository root (takes several minutes because of nbgrader)::
     .venv/bin/python benchmarks/grading_throughput.py --skip-nbgrader   # ours only, quick
     .venv/bin/python benchmarks/grading_throughput.py --size 40 --no-hostile --skip-nbgrader \
         --cluster dask-local:2   # our local pool vs the same grader on a Dask LocalCluster
+    .venv/bin/python benchmarks/grading_throughput.py --sizes 100,1000 --no-hostile \
+        --json growth.json       # ours only, once per size: growth of the cost per submission
 
 What it does, on one machine in one run:
 
@@ -19,7 +21,11 @@ What it does, on one machine in one run:
 4. samples each process tree every 50 ms (peak of the summed RSS, and of the summed
    PSS, which counts pages shared by forked workers once), and takes ``ru_maxrss``
    from ``wait4`` (largest single process) as a cross-check;
-5. prints one table (and ``--json FILE``), our per-status counts from ``grades.csv``
+5. counts the CPU time (user + system) of the whole process tree: ``wait4``'s rusage,
+   which holds every descendant that was waited for, plus the CPU, sampled from
+   ``/proc/PID/stat``, of the processes nobody waits for (``TreeCPU``: our zygote
+   ignores SIGCHLD, so the workers it forks never reach any rusage);
+6. prints one table (and ``--json FILE``), our per-status counts from ``grades.csv``
    and nbgrader's scores from ``nbgrader export``.
 
 With ``--cluster WHERE`` it also grades a third copy with ``--cluster WHERE`` and reports
@@ -27,7 +33,13 @@ the Dask path's cost against the local pool: start-up (until the first ``results
 and the steady cost per submission (from the first to the last ``results.json``), both
 read from the files' appearance, sampled with the memory.
 
-Exit code 0 when both runs completed; the 20x target is reported, not enforced.
+With ``--sizes 100,1000`` it times only our grader, once per size on a freshly built
+cohort, and prints how wall time, CPU time and memory per submission grow with the
+cohort (the ratio of the per-submission figures, largest size over smallest: 1.0 =
+linear). The grader does not report its end-of-batch gradebook write separately, so it
+is part of the wall time, not a column.
+
+Exit code 0 when every run completed; the 20x target is reported, not enforced.
 """
 
 from __future__ import annotations
@@ -59,22 +71,18 @@ TARGET_RATIO = 20.0
 MIB = 1024 * 1024
 
 
-def tree_memory(pid: int) -> tuple[int, int]:
-    """Summed RSS and PSS (bytes) of ``pid`` and all its descendants. PSS splits pages
-    shared between processes (forked workers, shared libraries), so its sum is not inflated."""
+def tree_memory(pids: list[int]) -> tuple[int, int]:
+    """Summed RSS and PSS (bytes) of the processes ``pids`` (a tree: ``tree_pids``). PSS splits
+    pages shared between processes (forked workers, shared libraries), so its sum is not
+    inflated."""
     try:
         import psutil
     except ImportError:  # fall back to /proc
-        return _proc_tree_memory(pid)
-    try:
-        root = psutil.Process(pid)
-        processes = [root, *root.children(recursive=True)]
-    except psutil.Error:
-        return 0, 0
+        return _proc_memory(pids)
     rss = pss = 0
-    for process in processes:
+    for pid in pids:
         try:
-            info = process.memory_full_info()
+            info = psutil.Process(pid).memory_full_info()
         except psutil.Error:
             continue
         rss += info.rss
@@ -90,7 +98,18 @@ def _field(path: Path, key: str) -> int:
     return 0
 
 
-def _proc_tree_memory(pid: int) -> tuple[int, int]:
+def _proc_memory(pids: list[int]) -> tuple[int, int]:
+    rss = pss = 0
+    for member in pids:
+        try:
+            rss += _field(Path(f"/proc/{member}/status"), "VmRSS") * 1024
+            pss += _field(Path(f"/proc/{member}/smaps_rollup"), "Pss") * 1024
+        except OSError:
+            continue
+    return rss, pss
+
+
+def _proc_tree(pid: int) -> set[int]:
     parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         try:
@@ -103,19 +122,89 @@ def _proc_tree_memory(pid: int) -> tuple[int, int]:
         children = [p for p, pp in parents.items() if pp == parent and p not in tree]
         tree.update(children)
         frontier.extend(children)
-    rss = pss = 0
-    for member in tree:
-        try:
-            rss += _field(Path(f"/proc/{member}/status"), "VmRSS") * 1024
-            pss += _field(Path(f"/proc/{member}/smaps_rollup"), "Pss") * 1024
-        except OSError:
-            continue
-    return rss, pss
+    return tree
+
+
+SIGCHLD_BIT = 1 << (17 - 1)  # SIGCHLD in /proc/PID/status SigIgn (x86 and arm Linux)
+
+
+def _stat(pid: int) -> tuple[int, int, float] | None:
+    """(parent pid, start time in ticks, own user + system CPU seconds) from /proc/PID/stat."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) "; comm may hold spaces
+    ticks = os.sysconf("SC_CLK_TCK")
+    return int(fields[1]), int(fields[19]), (int(fields[11]) + int(fields[12])) / ticks
+
+
+def _ignores_sigchld(pid: int) -> bool:
+    """Whether ``pid``'s children are reaped by the kernel, unwaited (SIGCHLD ignored)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("SigIgn:"):
+                return bool(int(line.split()[1], 16) & SIGCHLD_BIT)
+    except OSError:
+        pass
+    return False
+
+
+class TreeCPU:
+    """CPU seconds of the processes of a tree that no rusage will ever hold.
+
+    ``wait4`` returns the CPU of the process and of every descendant that was waited for
+    (each parent adds its waited-for children's). A process reaped by the kernel because its
+    parent ignores SIGCHLD (our zygote's workers), and everything below it, is in no rusage:
+    its own CPU (``/proc/PID/stat`` utime + stime) is sampled here while it lives, the last
+    sample counting. What such a process spends after its last sample (at most one interval)
+    is missed, so the total is a slight underestimate.
+    """
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self.unwaited: dict[tuple[int, int], float] = {}  # (pid, start) -> CPU seconds
+
+    def sample(self, pids: list[int]) -> None:
+        """Take the CPU of the tree's unwaited processes (``pids``: ``tree_pids(root)``)."""
+        stats = {pid: stat for pid in pids if (stat := _stat(pid)) is not None}
+        ignoring: dict[int, bool] = {}  # pid -> ignores SIGCHLD
+        unwaited: dict[int, bool] = {self.root: False}  # the root is ours to wait for
+
+        def is_unwaited(pid: int) -> bool:  # its parent ignores SIGCHLD, or is unwaited itself
+            if pid not in unwaited:
+                parent = stats[pid][0]
+                if parent not in ignoring:
+                    ignoring[parent] = _ignores_sigchld(parent)
+                unwaited[pid] = ignoring[parent] or (parent in stats and is_unwaited(parent))
+            return unwaited[pid]
+
+        for pid, (_, start, cpu) in stats.items():
+            if is_unwaited(pid):
+                self.unwaited[pid, start] = cpu
+
+    @property
+    def seconds(self) -> float:
+        return sum(self.unwaited.values())
+
+
+def tree_pids(pid: int) -> list[int]:
+    """``pid`` and all its descendants."""
+    try:
+        import psutil
+    except ImportError:
+        return sorted(_proc_tree(pid))
+    try:
+        root = psutil.Process(pid)
+        return [pid, *(child.pid for child in root.children(recursive=True))]
+    except psutil.Error:
+        return []
 
 
 def timed_run(command: list[str], cwd: Path, log: Path, results: Path | None = None) -> dict:
-    """Run ``command``: wall seconds, peak tree RSS/PSS, ru_maxrss of the tree, exit code;
-    with ``results`` (a course root), when its first and last ``results.json`` appeared."""
+    """Run ``command``: wall seconds, CPU seconds of the whole tree, peak tree RSS/PSS,
+    ru_maxrss of the tree, exit code; with ``results`` (a course root), when its first and
+    last ``results.json`` appeared."""
     env = nbgrader_env() | {"MPLBACKEND": "Agg"}
     peak_rss = peak_pss = 0
     seen: dict[str, float] = {}  # results.json -> seconds after the start when first seen
@@ -123,11 +212,14 @@ def timed_run(command: list[str], cwd: Path, log: Path, results: Path | None = N
     with log.open("w") as out:
         started = time.perf_counter()
         process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        cpu = TreeCPU(process.pid)
 
         def sample() -> None:
             nonlocal peak_rss, peak_pss
             while not done.is_set():
-                rss, pss = tree_memory(process.pid)
+                pids = tree_pids(process.pid)
+                cpu.sample(pids)
+                rss, pss = tree_memory(pids)
                 peak_rss, peak_pss = max(peak_rss, rss), max(peak_pss, pss)
                 if results is not None:
                     now = time.perf_counter() - started
@@ -143,8 +235,12 @@ def timed_run(command: list[str], cwd: Path, log: Path, results: Path | None = N
         done.set()
         sampler.join()
     times = sorted(seen.values())
+    waited_cpu = usage.ru_utime + usage.ru_stime
     return {
         "seconds": seconds,
+        "cpu_seconds": waited_cpu + cpu.seconds,
+        "cpu_seconds_waited": waited_cpu,  # wait4's rusage alone
+        "cpu_seconds_unwaited": cpu.seconds,  # sampled: processes reaped by the kernel
         "first_result_s": times[0] if times else None,
         "last_result_s": times[-1] if times else None,
         "steady_s_per_submission": ((times[-1] - times[0]) / (len(times) - 1)
@@ -199,9 +295,27 @@ def nbgrader_scores(root: Path) -> dict[str, float]:
         return {row["student_id"]: float(row["score"]) for row in csv.DictReader(handle)}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=int, default=40, help="submissions (default: %(default)s)")
+def _sizes(text: str) -> list[int]:
+    """``--sizes``: comma-separated positive cohort sizes, smallest first."""
+    try:
+        sizes = sorted({int(part) for part in text.split(",") if part.strip()})
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not comma-separated numbers: {text!r}") from None
+    if not sizes or sizes[0] < 1:
+        raise argparse.ArgumentTypeError(f"sizes must be positive numbers: {text!r}")
+    return sizes
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     epilog="Run from the repository root; see benchmarks/README.md.")
+    cohort = parser.add_mutually_exclusive_group()
+    cohort.add_argument("--size", type=int, default=40,
+                        help="submissions in the cohort (default: %(default)s)")
+    cohort.add_argument("--sizes", type=_sizes, metavar="N,N,...",
+                        help="growth run: time only our grader (implies --skip-nbgrader), once "
+                        "per size on a freshly built cohort, and compare the cost per "
+                        "submission (e.g. 100,1000)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="our --jobs")
     parser.add_argument("--workdir", type=Path, help="keep everything here (default: a temp dir)")
     parser.add_argument("--no-hostile", action="store_true", help="no infinite loop etc.")
@@ -209,18 +323,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=int, default=30, help="nbgrader's cell timeout (s)")
     parser.add_argument("--json", type=Path, help="write the figures to this file")
     parser.add_argument("--cluster", metavar="WHERE",
-                        help="also time ours with --cluster WHERE (e.g. dask-local:2)")
-    args = parser.parse_args(argv)
+                        help="also time ours with --cluster WHERE (e.g. dask-local:2); "
+                        "not with --sizes")
+    return parser
 
-    work = (args.workdir or Path(tempfile.mkdtemp(prefix="h2-bench-"))).resolve()
-    base, ours_root, nb_root = work / "base", work / "ours", work / "nbgrader"
-    cluster_root = work / "ours-cluster"
-    for stale in (base, ours_root, nb_root, cluster_root):  # from an earlier run in --workdir
-        shutil.rmtree(stale, ignore_errors=True)
-    roster = build_course(base, args.size, hostile=not args.no_hostile)
+
+def _prepare(root: Path, size: int, hostile: bool) -> dict[str, str] | None:
+    """A course root with ``size`` sample submissions and the generated assignment (untimed):
+    the roster (student -> variant), or None when ``nbgrader generate_assignment`` failed."""
+    roster = build_course(root, size, hostile=hostile)
     prepared = subprocess.run(
-        nbgrader(base, "generate_assignment", ASSIGNMENT, "--force"),
-        cwd=base,
+        nbgrader(root, "generate_assignment", ASSIGNMENT, "--force"),
+        cwd=root,
         env=nbgrader_env(),
         capture_output=True,
         text=True,
@@ -228,6 +342,37 @@ def main(argv: list[str] | None = None) -> int:
     )
     if prepared.returncode != 0:
         print(f"nbgrader generate_assignment failed:\n{prepared.stderr[-3000:]}", file=sys.stderr)
+        return None
+    return roster
+
+
+def _ours_command(root: Path, jobs: int) -> list[str]:
+    return [sys.executable, "-m", "autograder", "autograde", ASSIGNMENT, "--root", str(root),
+            "--jobs", str(jobs), "--no-progress"]
+
+
+def _per_submission(run: dict, size: int) -> None:
+    """Add the per-submission figures of a run of ``size`` submissions."""
+    run["throughput_per_min"] = size / run["seconds"] * 60
+    run["ms_per_submission"] = run["seconds"] / size * 1000
+    run["cpu_ms_per_submission"] = run["cpu_seconds"] / size * 1000
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.sizes and args.cluster:
+        parser.error("--cluster cannot be combined with --sizes")
+
+    work = (args.workdir or Path(tempfile.mkdtemp(prefix="h2-bench-"))).resolve()
+    if args.sizes:
+        return _growth(args, work)
+    base, ours_root, nb_root = work / "base", work / "ours", work / "nbgrader"
+    cluster_root = work / "ours-cluster"
+    for stale in (base, ours_root, nb_root, cluster_root):  # from an earlier run in --workdir
+        shutil.rmtree(stale, ignore_errors=True)
+    roster = _prepare(base, args.size, hostile=not args.no_hostile)
+    if roster is None:
         return 2
     shutil.copytree(base, ours_root)
     figures: dict = {
@@ -238,18 +383,7 @@ def main(argv: list[str] | None = None) -> int:
         "workdir": str(work),
     }
 
-    ours_cmd = [
-        sys.executable,
-        "-m",
-        "autograder",
-        "autograde",
-        ASSIGNMENT,
-        "--root",
-        str(ours_root),
-        "--jobs",
-        str(args.jobs),
-        "--no-progress",
-    ]
+    ours_cmd = _ours_command(ours_root, args.jobs)
     figures["ours"] = ours = timed_run(ours_cmd, REPO, work / "ours.log", ours_root)
     scores = _our_outcome(ours, ours_root, args.size)
 
@@ -298,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     for run in (ours, nb, cluster):
         if run is not None:
-            run["throughput_per_min"] = args.size / run["seconds"] * 60
+            _per_submission(run, args.size)
     if nb is not None:
         figures["ratio"] = nb["seconds"] / ours["seconds"]
     _print_report(figures, ours, nb, cluster)
@@ -308,6 +442,57 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
     completed = [run["completed"] for run in (ours, nb, cluster) if run is not None]
     return 0 if all(completed) else 1
+
+
+def _growth(args: argparse.Namespace, work: Path) -> int:
+    """``--sizes``: our grader alone, once per size on a fresh cohort; the growth table."""
+    runs = []
+    for size in args.sizes:
+        root = work / f"size-{size}"
+        shutil.rmtree(root, ignore_errors=True)  # from an earlier run in --workdir
+        if _prepare(root, size, hostile=not args.no_hostile) is None:
+            return 2
+        run = timed_run(_ours_command(root, args.jobs), REPO, work / f"ours-{size}.log")
+        _our_outcome(run, root, size)
+        _per_submission(run, size)
+        runs.append({"size": size, **run})
+        if not args.workdir:
+            shutil.rmtree(root, ignore_errors=True)
+    smallest, largest = runs[0], runs[-1]
+    figures = {
+        "sizes": args.sizes,
+        "jobs": args.jobs,
+        "cores": os.cpu_count(),
+        "hostile": not args.no_hostile,
+        "workdir": str(work),
+        "runs": runs,
+        # per-submission cost, largest size over smallest: 1.0 = linear in the cohort size
+        "growth_wall": largest["ms_per_submission"] / smallest["ms_per_submission"],
+        "growth_cpu": largest["cpu_ms_per_submission"] / smallest["cpu_ms_per_submission"],
+    }
+    _print_growth(figures)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2))
+    if not args.workdir:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0 if all(run["completed"] for run in runs) else 1
+
+
+def _print_growth(figures: dict) -> None:
+    runs = figures["runs"]
+    print(f"\ngrowth: ours only, a fresh cohort per size  jobs={figures['jobs']}  "
+          f"cores={figures['cores']}  hostile={figures['hostile']}")
+    print("ms/subm = wall ms per submission; CPU = user+system of the whole process tree; "
+          "peak PSS of the tree (MiB)")
+    print(f"{'size':>6}{'seconds':>9}{'ms/subm':>9}{'CPU s':>8}{'CPU ms/subm':>12}"
+          f"{'peak PSS':>10}{'exit':>6}  statuses")
+    for run in runs:
+        print(f"{run['size']:>6}{run['seconds']:>9.1f}{run['ms_per_submission']:>9.0f}"
+              f"{run['cpu_seconds']:>8.1f}{run['cpu_ms_per_submission']:>12.0f}"
+              f"{run['peak_tree_pss_mib']:>10.0f}{run['returncode']:>6}  {run['statuses']}")
+    print(f"per submission, {runs[0]['size']} -> {runs[-1]['size']}: wall "
+          f"{figures['growth_wall']:.2f}x, CPU {figures['growth_cpu']:.2f}x (1.00 = linear)")
+    print(f"logs: {figures['workdir']}")
 
 
 def _our_outcome(run: dict, root: Path, size: int) -> dict[str, float]:
@@ -330,14 +515,16 @@ def _print_report(figures: dict, ours: dict, nb: dict | None, cluster: dict | No
         f"variants={figures['variants']}"
     )
     print("memory: peak over the process tree (RSS and PSS summed); max RSS = ru_maxrss (MiB)")
+    print("CPU: user+system seconds of the whole process tree, and per submission (ms)")
     print(
-        f"{'grader':<10}{'seconds':>9}{'subm/min':>10}{'peak RSS':>10}{'peak PSS':>10}"
-        f"{'max RSS':>9}{'exit':>6}"
+        f"{'grader':<10}{'seconds':>9}{'subm/min':>10}{'CPU s':>8}{'CPU ms/subm':>12}"
+        f"{'peak RSS':>10}{'peak PSS':>10}{'max RSS':>9}{'exit':>6}"
     )
     for name, run in (("nbgrader", nb), ("ours", ours), ("cluster", cluster)):
         if run is not None:
             print(
                 f"{name:<10}{run['seconds']:>9.1f}{run['throughput_per_min']:>10.1f}"
+                f"{run['cpu_seconds']:>8.1f}{run['cpu_ms_per_submission']:>12.0f}"
                 f"{run['peak_tree_rss_mib']:>10.0f}{run['peak_tree_pss_mib']:>10.0f}"
                 f"{run['ru_maxrss_mib']:>9.0f}{run['returncode']:>6}"
             )

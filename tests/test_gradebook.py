@@ -193,3 +193,183 @@ def test_an_unexpected_error_in_prepare_is_raised_by_record(course, capfd):
     with pytest.raises(InvalidEntry) as caught:
         gradebook.record(broken, [result("s001")])
     assert caught.value is thread.error
+
+
+# --- one transaction per batch -------------------------------------------------------------
+
+def record_per_row(course: Course, results: list[SubmissionResult]) -> None:
+    """How ``record`` wrote before it was one transaction: nbgrader's ``Gradebook`` API, which
+    commits after every row. The reference the batched write must match, row for row."""
+    from nbgrader.api import MissingEntry
+
+    book = gradebook._open(course, course.assignment)
+    try:
+        for res in results:
+            book.update_or_create_student(res.student)
+            try:
+                submission = book.find_submission(course.assignment, res.student)
+            except MissingEntry:
+                submission = book.add_submission(course.assignment, res.student)
+            grades = {grade.name: grade for nb in submission.notebooks for grade in nb.grades}
+            for part in res.parts:
+                grade = grades[SPEC.part(part.part).grade_cell]
+                grade.auto_score = part.points
+                grade.needs_manual_grade = part.needs_review
+        book.db.commit()
+    finally:
+        book.close()
+
+
+def contents(course: Course) -> dict[str, list[tuple]]:
+    """Everything ``record`` writes, by name (row ids are random uuids)."""
+    rows = {
+        "student": "SELECT id, first_name, last_name, email, lms_user_id FROM student",
+        "submission": "SELECT a.name, s.student_id, s.timestamp, s.extension "
+                      "FROM submitted_assignment s JOIN assignment a ON s.assignment_id = a.id",
+        "notebook": "SELECT sa.student_id, n.name, sn.flagged, sn.late_submission_penalty "
+                    "FROM submitted_notebook sn JOIN notebook n ON sn.notebook_id = n.id "
+                    "JOIN submitted_assignment sa ON sn.assignment_id = sa.id",
+        "grade": "SELECT sa.student_id, n.name, c.name, g.auto_score, g.manual_score, "
+                 "g.extra_credit, g.needs_manual_grade FROM grade g "
+                 "JOIN base_cell c ON g.cell_id = c.id "
+                 "JOIN submitted_notebook sn ON g.notebook_id = sn.id "
+                 "JOIN notebook n ON sn.notebook_id = n.id "
+                 "JOIN submitted_assignment sa ON sn.assignment_id = sa.id",
+        "comment": "SELECT sa.student_id, n.name, c.name, m.auto_comment, m.manual_comment "
+                   "FROM comment m JOIN base_cell c ON m.cell_id = c.id "
+                   "JOIN submitted_notebook sn ON m.notebook_id = sn.id "
+                   "JOIN notebook n ON sn.notebook_id = n.id "
+                   "JOIN submitted_assignment sa ON sn.assignment_id = sa.id",
+    }
+    with sqlite3.connect(course.root / "gradebook.db") as db:
+        return {table: sorted(db.execute(query).fetchall(), key=repr)
+                for table, query in rows.items()}
+
+
+def reviewed(student: str, lose: int, review: set[str]) -> SubmissionResult:
+    """``result``, with the parts in ``review`` left for a person to grade."""
+    res = result(student, lose)
+    for part in res.parts:
+        part.needs_review = part.part in review
+    return res
+
+
+def test_record_writes_what_the_per_row_api_wrote(tmp_path):
+    """Row for row what nbgrader's per-row API wrote: new students and submissions (with a
+    grade and comment for every cell of every notebook of the assignment, as
+    ``Gradebook.add_submission`` makes them), a student nbgrader already knew, a result without
+    parts, and a second batch that re-records students with changed scores and review flags
+    alongside new ones."""
+    from nbgrader.api import Gradebook
+
+    first = [reviewed("s001", 0, set()), reviewed("s002", 2, {"limitation"}),
+             reviewed("s003", 1, {"evidence", "limitation"})]
+    ungradable = SubmissionResult(student="s006", assignment=SPEC.name, status="ungradable")
+    second = [reviewed("s002", 0, set()), reviewed("s004", 3, {"limitation"}),
+              reviewed("s003", 5, {"limitation"}), ungradable, reviewed("s007", 0, set())]
+    courses = []
+    for name in ("batched", "per_row"):
+        (tmp_path / name).mkdir()
+        course = Course(tmp_path / name, SPEC.name)
+        gradebook._open(course, course.assignment).close()
+        with Gradebook(course.db_url) as book:  # cells and a student a TA may have added
+            book.update_or_create_solution_cell("answer", SPEC.name, SPEC.name)
+            book.update_or_create_task_cell("explain", SPEC.name, SPEC.name, max_score=2,
+                                            cell_type="markdown")
+            book.update_or_create_notebook("appendix", SPEC.name)
+            book.update_or_create_grade_cell("check_appendix", "appendix", SPEC.name,
+                                             max_score=1, cell_type="code")
+            book.add_student("s007", first_name="Ada", email="ada@example.org")
+        courses.append(course)
+    batched, per_row = courses
+
+    assert gradebook.record(batched, first) == 3
+    record_per_row(per_row, first)
+    assert contents(batched) == contents(per_row)
+    assert gradebook.record(batched, second) == 5
+    record_per_row(per_row, second)
+    written = contents(batched)
+    assert written == contents(per_row)
+
+    assert [s[0] for s in written["student"]] == ["s001", "s002", "s003", "s004", "s006", "s007"]
+    assert ("s007", "Ada", None, "ada@example.org", None) in written["student"]
+    assert len(written["submission"]) == 6
+    assert len(written["comment"]) == 6 * 2  # the solution cell and the task cell
+    scores = {(g[0], g[2]): (g[3], g[6]) for g in written["grade"]}
+    first_part = SPEC.parts[0]
+    assert scores["s003", first_part.grade_cell] == (first_part.points - 5, 0)
+    assert scores["s003", "check_evidence"] == (SPEC.part("evidence").points, 0)
+    assert scores["s003", "check_limitation"][1] == 1
+    assert scores["s002", "check_limitation"] == (SPEC.part("limitation").points, 0)
+    assert scores["s006", "check_limitation"] == (None, 1)  # nbgrader's empty grade
+    assert scores["s001", "check_appendix"] == (None, 1)
+
+
+@pytest.fixture
+def commits():
+    """The COMMITs SQLAlchemy issues per database URL (every engine: nbgrader's Gradebook
+    creates its own)."""
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    counted: dict[str, int] = {}
+
+    def count(connection) -> None:
+        url = connection.engine.url.render_as_string()
+        counted[url] = counted.get(url, 0) + 1
+
+    event.listen(Engine, "commit", count)
+    yield counted
+    event.remove(Engine, "commit", count)
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["new", "re-recorded"])
+def test_a_batch_is_written_in_a_fixed_number_of_commits(tmp_path, commits, existing):
+    """The number of COMMITs does not grow with the batch: nbgrader's API commits every row."""
+    counts = []
+    for size in (3, 30):
+        (tmp_path / str(size)).mkdir()
+        course = Course(tmp_path / str(size), SPEC.name)
+        batch = [result(f"s{i:03d}", lose=i % 4) for i in range(size)]
+        gradebook.prepare(course).join()
+        if existing:
+            gradebook.record(course, batch)
+            batch = [result(f"s{i:03d}", lose=(i + 1) % 4) for i in range(size)]
+        commits.clear()
+        assert gradebook.record(course, batch) == size
+        counts.append(commits.get(course.db_url, 0))
+    assert counts[0] == counts[1], counts
+    assert counts[0] > 0  # the listener sees the gradebook's commits at all
+
+
+def test_a_failed_batch_writes_nothing(course):
+    """One transaction: a batch that fails part way leaves the gradebook as it was."""
+    gradebook.record(course, [result("s001", lose=1)])
+    before = contents(course)
+    broken = result("s003")
+    broken.parts[0].part = "no_such_part"
+    with pytest.raises(KeyError):
+        gradebook.record(course, [result("s001", lose=2), result("s002"), broken])
+    assert contents(course) == before
+
+
+def test_a_locked_gradebook_is_one_clear_error_and_nothing_is_written(course):
+    """Another writer holds the database (sqlite's 5 s busy timeout runs out): one line for
+    the TA, nothing half written; once it is free, the same call writes everything."""
+    gradebook.record(course, [result("s001")])
+    before = contents(course)
+    batch = [result("s001", lose=1), result("s002")]
+    holder = sqlite3.connect(course.root / "gradebook.db", isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # a write lock: readers may still read
+        with pytest.raises(gradebook.GradebookError) as caught:
+            gradebook.record(course, batch)
+    finally:
+        holder.close()
+    message = str(caught.value)
+    assert "\n" not in message and "locked" in message
+    assert "cannot write scores into the gradebook" in message
+    assert contents(course) == before
+    assert gradebook.record(course, batch) == 2
+    with sqlite3.connect(course.root / "gradebook.db") as db:
+        assert db.execute("SELECT SUM(auto_score) FROM grade").fetchone() == (199,)

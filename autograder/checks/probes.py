@@ -7,7 +7,13 @@ different answer: n_q=5, n_k=7, d_k=9 (1/sqrt(d_k)=1/3, 1/d_k=1/9), d_v=4
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache, wraps
+from typing import Any, TypeVar
+
 import numpy as np
+
+Probe = TypeVar("Probe", np.ndarray, tuple[np.ndarray, ...])
 
 B, H, NQ, NK, DK, DV = 2, 3, 5, 7, 9, 4
 
@@ -17,11 +23,26 @@ HAND_K = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 HAND_V = np.array([[10.0, 0.0], [0.0, 10.0], [10.0, 10.0]])
 
 
+def _fresh(make: Callable[..., Probe]) -> Callable[..., Probe]:
+    """Make each probe once per grading process (a generator costs ~20 us to seed, and every
+    submission asks for the same probes) and hand out copies: a check may edit its probe."""
+    made = cache(make)
+
+    @wraps(make)
+    def probe(*args: Any, **kwargs: Any) -> Probe:
+        value = made(*args, **kwargs)
+        return tuple(a.copy() for a in value) if isinstance(value, tuple) else value.copy()
+
+    return probe
+
+
+@_fresh
 def normal(seed: int, *shape: int, scale: float = 1.0) -> np.ndarray:
     """Standard normal samples (times ``scale``) from a fixed seed."""
     return np.random.default_rng(seed).standard_normal(shape) * scale
 
 
+@_fresh
 def qkv(
     seed: int,
     lead: tuple[int, ...] = (),
@@ -39,6 +60,7 @@ def qkv(
     return Q.astype(dtype), K.astype(dtype), V.astype(dtype)
 
 
+@_fresh
 def mixed_mask(seed: int, *shape: int) -> np.ndarray:
     """Boolean mask whose every row has both allowed and blocked keys.
 

@@ -3,7 +3,8 @@
 Each part is the ``check_<part>`` grade cell of the notebook; its ``auto_score``
 is the part's points. A part a person must read (the limitation, when the
 verifier cannot judge it) is left ``needs_manual_grade`` so formgrader lists it.
-Writing is idempotent: re-running after an interruption rewrites the same values.
+A batch is one transaction, all of it or nothing; writing is idempotent: re-running after
+an interruption rewrites the same values.
 """
 
 from __future__ import annotations
@@ -11,10 +12,15 @@ from __future__ import annotations
 import threading
 import warnings
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from autograder.batch.course import Course
 from autograder.results.result import SubmissionResult
 from autograder.spec import SPEC
+
+if TYPE_CHECKING:  # nbgrader and SQLAlchemy are imported when first used (see ``prepare``)
+    from nbgrader.api import Assignment, Grade, SubmittedAssignment
+    from sqlalchemy.orm import Session
 
 
 def _quiet_sqlalchemy() -> None:
@@ -107,8 +113,9 @@ def _open(course: Course, notebook: str) -> object:
             raise _gradebook_error(course, "open", error) from error
         raise
     try:
-        # nbgrader commits after every row; without an fsync per commit a cohort takes well
-        # under a second. results.json files are the durable record: re-running repairs a crash.
+        # nbgrader commits after every row (here the assignment and its cells; ``record``
+        # writes the scores in one transaction): no fsync per commit. results.json files are
+        # the durable record: re-running repairs a crash.
         gradebook.db.execute(text("PRAGMA synchronous = OFF"))
         ensure_assignment(gradebook, course.assignment, notebook)
     except Exception as error:
@@ -161,29 +168,84 @@ def _prepared(course: Course) -> None:
         raise thread.error
 
 
-def record(course: Course, results: Iterable[SubmissionResult], notebook: str | None = None) -> int:
-    """Store every result's part scores; returns how many submissions were written."""
-    from nbgrader.api import MissingEntry
+def _new_submission(assignment: Assignment, student: str) -> tuple[SubmittedAssignment, list[Grade]]:
+    """The rows ``Gradebook.add_submission`` makes, and its grades: the submission and, for
+    every notebook of the assignment, a submitted notebook with an empty grade for each grade
+    and task cell and an empty comment for each solution and task cell."""
+    from nbgrader.api import Comment, Grade, SubmittedAssignment, SubmittedNotebook
 
-    notebook = notebook or course.assignment
+    submission = SubmittedAssignment(assignment=assignment, student_id=student)
+    grades = []
+    for notebook in assignment.notebooks:
+        submitted = SubmittedNotebook(notebook=notebook, assignment=submission)
+        for cell in notebook.grade_cells:
+            grades.append(Grade(cell_id=cell.id, notebook=submitted))
+        for cell in notebook.solution_cells:
+            Comment(cell_id=cell.id, notebook=submitted)
+        for cell in notebook.task_cells:
+            Comment(cell_id=cell.id, notebook=submitted)
+            grades.append(Grade(cell_id=cell.id, notebook=submitted))
+    return submission, grades
+
+
+def _write(session: Session, assignment_name: str, notebook: str,
+           results: Iterable[SubmissionResult]) -> int:
+    """Add ``results`` to the session, uncommitted; returns how many submissions they are.
+
+    What is there is read up front, a query each (the assignment with its notebooks and cells,
+    all student ids, this assignment's submissions and their grades), not a query per student;
+    new students and submissions are then made as ``Gradebook.update_or_create_student`` and
+    ``Gradebook.add_submission`` make them, and the parts' grades are set."""
+    from nbgrader.api import Assignment, Grade, Student, SubmittedAssignment, SubmittedNotebook
+    from sqlalchemy import select
+
+    assignment = session.scalars(select(Assignment).where(Assignment.name == assignment_name)).one()
+    [cells] = [{cell.name: cell.id for cell in nb.grade_cells}
+               for nb in assignment.notebooks if nb.name == notebook]
+    students = set(session.scalars(select(Student.id)))
+    submitted = set(session.scalars(select(SubmittedAssignment.student_id)
+                                    .where(SubmittedAssignment.assignment_id == assignment.id)))
+    grades: dict[tuple[str, str], Grade] = {  # (student, cell id) -> grade
+        (student, grade.cell_id): grade
+        for student, grade in session.execute(
+            select(SubmittedAssignment.student_id, Grade)
+            .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
+            .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
+            .where(SubmittedAssignment.assignment_id == assignment.id))
+    }
     written = 0
+    for result in results:
+        if result.student not in students:
+            session.add(Student(id=result.student))
+            students.add(result.student)
+        if result.student not in submitted:
+            submission, new_grades = _new_submission(assignment, result.student)
+            session.add(submission)
+            submitted.add(result.student)
+            grades.update(((result.student, grade.cell_id), grade) for grade in new_grades)
+        for part in result.parts:
+            grade = grades[result.student, cells[SPEC.part(part.part).grade_cell]]
+            grade.auto_score = part.points
+            grade.needs_manual_grade = part.needs_review
+        written += 1
+    return written
+
+
+def record(course: Course, results: Iterable[SubmissionResult], notebook: str | None = None) -> int:
+    """Store every result's part scores; returns how many submissions were written.
+
+    All of it is one transaction, committed at the end (rolled back on any error): nbgrader's
+    ``Gradebook`` methods commit after every row, about 14 ms a submission. The rows are the
+    ones those methods would write (``_write``), with nbgrader's own models.
+    """
+    notebook = notebook or course.assignment
     _prepared(course)
     gradebook = _open(course, notebook)
     try:
-        for result in results:
-            gradebook.update_or_create_student(result.student)
-            try:
-                submission = gradebook.find_submission(course.assignment, result.student)
-            except MissingEntry:
-                submission = gradebook.add_submission(course.assignment, result.student)
-            grades = {grade.name: grade for nb in submission.notebooks for grade in nb.grades}
-            for part in result.parts:
-                grade = grades[SPEC.part(part.part).grade_cell]
-                grade.auto_score = part.points
-                grade.needs_manual_grade = part.needs_review
-            written += 1
+        written = _write(gradebook.db, course.assignment, notebook, results)
         gradebook.db.commit()
     except Exception as error:
+        gradebook.db.rollback()
         if _expected(error):
             raise _gradebook_error(course, "write scores into", error) from error
         raise

@@ -199,11 +199,17 @@ class SandboxStudent:
         return [cell.error for cell in self.report.cells if cell.error is not None]
 
     def close(self) -> None:
-        """Kill the worker and everything it started; remove its scratch space."""
-        self._kill()
-        import shutil
-
-        shutil.rmtree(self._scratch, ignore_errors=True)
+        """Kill the worker and everything it started; remove its scratch space. The wait for
+        the kernel to finish that, and the removal, happen before the zygote forks the next
+        worker (``Zygote.retire``), or when it closes."""
+        if self._sock is not None:
+            try:
+                self._sock.close()
+            except OSError:
+                pass
+            self._sock = None
+        self.zygote.retire(self._pid or 0, self.uid if self.isolate else None, self._scratch)
+        self._pid = None
 
     def __enter__(self) -> SandboxStudent:
         return self

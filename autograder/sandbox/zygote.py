@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -69,6 +70,7 @@ class Zygote:
     def __init__(self, process: subprocess.Popen | None, control: socket.socket) -> None:
         self.process = process
         self.control = control
+        self.dying: list[tuple[int, int | None, str]] = []  # (pid, uid, scratch) killed, not reaped
 
     @classmethod
     def start(cls, timeout: float = 60.0) -> Zygote:
@@ -109,8 +111,25 @@ class Zygote:
         self.control.settimeout(None)
         return self
 
+    def retire(self, pid: int, uid: int | None, scratch: str) -> None:
+        """SIGKILL a worker whose submission is graded, and return at once: waiting for the
+        kernel to tear its namespaces down (about 12 ms) and removing its scratch folder happen
+        in ``settle``, before the next worker is forked, so they overlap with the grader's own
+        work in between (results, feedback, the next submission's evidence file)."""
+        signal_worker(pid)
+        self.dying.append((pid, uid, scratch))
+
+    def settle(self) -> None:
+        """Wait until every retired worker is gone (``kill_worker``) and remove its scratch."""
+        while self.dying:
+            pid, uid, scratch = self.dying.pop()
+            kill_worker(pid, uid)
+            shutil.rmtree(scratch, ignore_errors=True)
+
     def fork(self, config: dict) -> tuple[int, socket.socket]:
-        """A new isolated worker: returns its pid and the socket to talk to it."""
+        """A new isolated worker: returns its pid and the socket to talk to it. Retired workers
+        are reaped first: nothing of an earlier submission runs under the same uid."""
+        self.settle()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             request = json.dumps(config).encode()
@@ -133,6 +152,7 @@ class Zygote:
     def close(self) -> None:
         """Close this channel; the owner also waits for the zygote, which exits once
         every channel is closed (its workers are killed by their owners)."""
+        self.settle()
         self.control.close()
         if self.process is None:
             return
@@ -143,6 +163,18 @@ class Zygote:
             self.process.wait()
 
 
+def signal_worker(pid: int) -> None:
+    """SIGKILL the worker's session and the worker (PID 1 of its namespace: the kernel ends
+    everything in it). No pid (0, or none was started): nothing to signal."""
+    if pid <= 0:
+        return
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            target()
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 def kill_worker(pid: int, uid: int | None) -> None:
     """SIGKILL the worker and wait until nothing it started is left.
 
@@ -151,11 +183,7 @@ def kill_worker(pid: int, uid: int | None) -> None:
     gone (the zygote reaps it). Belt and braces: its session, and, when it has a user id
     of its own, every process of that user."""
     if pid > 0:
-        for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-            try:
-                target()
-            except (ProcessLookupError, PermissionError):
-                pass
+        signal_worker(pid)
         # Up to 5 s for the kernel to tear the namespace down (typically 10-15 ms). Polled
         # every millisecond: every submission waits for this, and a 5 ms poll added ~3 ms.
         deadline = time.monotonic() + 5

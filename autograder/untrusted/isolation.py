@@ -190,8 +190,8 @@ DENIED_SYSCALLS = (
 )
 
 
-def install_seccomp() -> None:
-    """Load the filter (libseccomp through pyseccomp); raises when it cannot be loaded."""
+def _seccomp_rules() -> object:
+    """The filter's rules (libseccomp through pyseccomp)."""
     import errno
 
     import pyseccomp
@@ -206,7 +206,45 @@ def install_seccomp() -> None:
     rules.add_rule(pyseccomp.ERRNO(errno.ENOSYS), "clone3")
     rules.add_rule(pyseccomp.ERRNO(errno.EPERM), "clone",
                    pyseccomp.Arg(0, pyseccomp.MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER))
-    rules.load()
+    return rules
+
+
+_compiled_filter: bytes | None = None  # the BPF program, compiled once in the zygote
+
+
+def compile_seccomp() -> None:
+    """Compile the filter to its BPF program once, in the zygote before it forks: libseccomp
+    takes about 11 ms to build it, which every worker would otherwise pay."""
+    global _compiled_filter
+    read, write = os.pipe()
+    try:
+        with os.fdopen(write, "wb") as sink:
+            _seccomp_rules().export_bpf(sink)
+        program = os.read(read, 1 << 16)
+    finally:
+        os.close(read)
+    if not program or len(program) % 8:
+        raise OSError("libseccomp exported no usable filter")
+    _compiled_filter = program
+
+
+def install_seccomp() -> None:
+    """Load the filter; raises when it cannot be loaded. The program compiled by
+    ``compile_seccomp`` is loaded with one ``prctl``; without it, libseccomp builds it."""
+    if _compiled_filter is None:
+        _seccomp_rules().load()
+        return
+    PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+
+    class Program(ctypes.Structure):  # struct sock_fprog
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    code = ctypes.create_string_buffer(_compiled_filter, len(_compiled_filter))
+    program = Program(len(_compiled_filter) // 8, ctypes.cast(code, ctypes.c_void_p))
+    libc = _libc()
+    _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    _check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0),
+           "seccomp filter")
 
 
 def set_limits(memory_mb: int, file_mb: int, nproc: int, cpu_seconds: int) -> None:

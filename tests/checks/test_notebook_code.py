@@ -51,3 +51,45 @@ def test_source_notebook_defines_every_function():
     import solutions
 
     assert [name for name in solutions.__all__ if not student.has(name)] == []
+
+
+def _through_ipython(cell: str) -> str:
+    """What ``to_python`` gave before its plain-Python shortcut: IPython's transformers."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager().transform_cell(cell)
+
+
+def _every_code_cell() -> list[str]:
+    notebooks = [SOURCE_NOTEBOOK, *sorted((ROOT / "release").rglob("*.ipynb"))]
+    cells = [cell for path in notebooks for cell in code_cells(nbformat.read(path, as_version=4))]
+    modules = [ROOT / "solutions" / "attention.py", *sorted((ROOT / "tests" / "correct").glob("*.py"))]
+    return [source for source in cells if source] + [path.read_text() for path in modules]
+
+
+TRICKY_CELLS = [
+    "x = 1\n...\n",                      # a prompt stripper removes the "..." line
+    "In [1]: x\n",                       # parses: an annotated assignment; IPython strips it
+    "  # indented comment\ndef f():\n  return 1\n",  # IPython dedents: a different program
+    "\n\nx = 1\n",                       # IPython drops the blank lines: other line numbers
+    "y = get_ipython()\n",
+    "x = 1  # a comment with ! and % and ?\n",
+    "s = '''\n%notmagic\n!notshell\n'''\n",
+]
+
+
+@pytest.mark.parametrize("cell", _every_code_cell() + TRICKY_CELLS)
+def test_the_plain_python_shortcut_gives_ipythons_program(cell):
+    """Every cell of the assignment, the reference and the correct students' code (and cells
+    built to trip the shortcut) becomes the same program as IPython's transformers make."""
+    import ast
+
+    ours, theirs = to_python(cell), _through_ipython(cell)
+    try:
+        expected = ast.dump(ast.parse(theirs))
+    except SyntaxError:
+        assert ours == cell or "get_ipython" not in ours
+        return
+    if "get_ipython" in theirs:
+        return  # dropped statement by statement: test_line_magics_and_shell_become_pass
+    assert ast.dump(ast.parse(ours)) == expected
