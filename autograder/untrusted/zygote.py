@@ -83,6 +83,24 @@ def _serve_child(config: dict, sock: socket.socket, report: int) -> None:
         os._exit(0)
 
 
+def _serve_worker(config: dict, sock: socket.socket) -> None:
+    """In a worker ``PidNamespaceFork`` made: its own mount and network namespaces, then the
+    same isolation and loop as a worker ``_serve_child`` forks. Never returns."""
+    from autograder.untrusted.isolation import enter_child_namespaces, isolate
+    from autograder.untrusted.worker import Worker
+
+    try:
+        try:
+            namespaces, failures = enter_child_namespaces(), []
+        except OSError as error:
+            # Nothing is claimed: without a mount namespace no minimal root may be built.
+            namespaces, failures = [], [str(error)]
+        applied = isolate(config, namespaces, failures)
+        Worker(sock, applied, "; ".join(failures)).serve()
+    finally:
+        os._exit(0)
+
+
 def _read_report(fd: int, timeout: float = 10.0) -> bytes:
     """The child's one-line report (``pid N``), or an error if it says nothing in time."""
     import select
@@ -93,6 +111,37 @@ def _read_report(fd: int, timeout: float = 10.0) -> bytes:
     finally:
         os.close(fd)
     return answer if answer.startswith(b"pid ") else b"error: the worker could not be started"
+
+
+def _direct_forker() -> object | None:
+    """As root, a ``PidNamespaceFork`` (one fork per worker); otherwise None (a user namespace
+    must be made in a single-threaded child, so the child forks the worker: ``_serve_child``)."""
+    if os.geteuid() != 0:
+        return None
+    from autograder.untrusted.isolation import PidNamespaceFork
+
+    try:
+        return PidNamespaceFork()
+    except OSError:
+        return None
+
+
+def _fork_direct(direct: object, controls: list, config: dict, sock: socket.socket) -> int | None:
+    """The worker's pid, forked by ``direct``; None when the kernel refused the namespace (the
+    two-fork path then tries, and reports what it could not do)."""
+    from autograder.untrusted.isolation import ZygoteBroken
+
+    try:
+        pid = direct.fork()
+    except OSError:
+        return None
+    except ZygoteBroken:
+        os._exit(1)  # the grader sees a zygote that stopped answering, and stops
+    if pid == 0:
+        for channel in controls:
+            channel.close()
+        _serve_worker(config, sock)
+    return pid
 
 
 def main(control_fds: list[int]) -> None:
@@ -113,6 +162,7 @@ def main(control_fds: list[int]) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped automatically
     _become_subreaper()  # ... and so are orphans of killed workers (no zombie holds a uid)
     controls = [socket.socket(fileno=fd) for fd in control_fds]
+    direct = _direct_forker()
     for control in controls:
         control.sendall(b"ready")
     while controls:
@@ -128,6 +178,12 @@ def main(control_fds: list[int]) -> None:
                 continue
             config = json.loads(message[4 : 4 + int.from_bytes(message[:4], "big")])
             child_sock = socket.socket(fileno=fds[0])
+            if direct is not None and config.get("isolate", True):
+                pid = _fork_direct(direct, controls, config, child_sock)
+                if pid is not None:
+                    child_sock.close()
+                    control.sendall(f"pid {pid}".encode())
+                    continue
             report_read, report_write = os.pipe()
             if os.fork() == 0:
                 os.close(report_read)
