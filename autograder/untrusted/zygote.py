@@ -49,6 +49,38 @@ def _warm_up() -> None:
     plt.close("all")
 
 
+HUGE_PAGE = 2 << 20
+MADV_COLLAPSE = 25  # Linux 6.1+
+
+
+def _collapse_to_huge_pages() -> int:
+    """Back the warm zygote's anonymous memory (about 170 MB: the heap, Python's arenas) with
+    2 MiB pages; returns how many bytes were collapsed.
+
+    Forking copies the parent's page tables and exiting tears them down: with 4 KiB pages a
+    fork and exit of the zygote cost about 25 ms of CPU, with huge pages about 9 ms (measured
+    with a worker-like touch of numpy and torch in the child; the child's writes still copy
+    only 4 KiB each). ``MADV_COLLAPSE`` does it now, whatever the system's THP setting short of
+    "never"; an older kernel refuses it (EINVAL) and workers are forked as before."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    collapsed = 0
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            fields = line.split()
+            path = fields[5] if len(fields) > 5 else ""
+            if "w" not in fields[1] or path not in ("", "[heap]"):
+                continue  # only private writable anonymous memory
+            start, end = (int(address, 16) for address in fields[0].split("-"))
+            start = -(-start // HUGE_PAGE) * HUGE_PAGE
+            end = end // HUGE_PAGE * HUGE_PAGE
+            if end > start and libc.madvise(start, end - start, MADV_COLLAPSE) == 0:
+                collapsed += end - start
+    return collapsed
+
+
 def _become_subreaper() -> None:
     import ctypes
 
@@ -159,6 +191,7 @@ def main(control_fds: list[int]) -> None:
         importlib.import_module("autograder.untrusted.isolation").compile_seccomp()
     except Exception:  # noqa: BLE001 - each worker then builds the filter, and reports if it cannot
         pass
+    _collapse_to_huge_pages()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped automatically
     _become_subreaper()  # ... and so are orphans of killed workers (no zombie holds a uid)
     controls = [socket.socket(fileno=fd) for fd in control_fds]
