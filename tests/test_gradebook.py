@@ -277,7 +277,7 @@ def test_record_writes_what_the_per_row_api_wrote(tmp_path):
             book.update_or_create_task_cell("explain", SPEC.name, SPEC.name, max_score=2,
                                             cell_type="markdown")
             book.update_or_create_notebook("appendix", SPEC.name)
-            book.update_or_create_grade_cell("check_appendix", "appendix", SPEC.name,
+            book.update_or_create_grade_cell("appendix_grade", "appendix", SPEC.name,
                                              max_score=1, cell_type="code")
             book.add_student("s007", first_name="Ada", email="ada@example.org")
         courses.append(course)
@@ -298,11 +298,12 @@ def test_record_writes_what_the_per_row_api_wrote(tmp_path):
     scores = {(g[0], g[2]): (g[3], g[6]) for g in written["grade"]}
     first_part = SPEC.parts[0]
     assert scores["s003", first_part.grade_cell] == (first_part.points - 5, 0)
-    assert scores["s003", "check_evidence"] == (SPEC.part("evidence").points, 0)
-    assert scores["s003", "check_limitation"][1] == 1
-    assert scores["s002", "check_limitation"] == (SPEC.part("limitation").points, 0)
-    assert scores["s006", "check_limitation"] == (None, 1)  # nbgrader's empty grade
-    assert scores["s001", "check_appendix"] == (None, 1)
+    evidence, limitation = SPEC.part("evidence"), SPEC.part("limitation")
+    assert scores["s003", evidence.grade_cell] == (evidence.points, 0)
+    assert scores["s003", limitation.grade_cell][1] == 1
+    assert scores["s002", limitation.grade_cell] == (limitation.points, 0)
+    assert scores["s006", limitation.grade_cell] == (None, 1)  # nbgrader's empty grade
+    assert scores["s001", "appendix_grade"] == (None, 1)
 
 
 @pytest.fixture
