@@ -11,33 +11,14 @@ from __future__ import annotations
 
 import difflib
 import functools
-import importlib
 import json
-import sys
 from collections.abc import Iterable, Sequence
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
 
 from autograder.evidence.report import Finding
 from autograder.spec import SPEC
-
-
-def _import_jsonschema_without_iri_parser() -> None:
-    """Import jsonschema without ``rfc3987_syntax``. When that package is installed (jupyter-events
-    asks for it), jsonschema imports it for its "iri" format check, and the import builds an
-    Earley parser: about 1 s of every grading run's start-up. No validator here checks formats,
-    so nothing is lost; the package stays importable for anyone else."""
-    if "jsonschema" in sys.modules or "rfc3987_syntax" in sys.modules:
-        return
-    sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # import raises ImportError
-    try:
-        importlib.import_module("jsonschema")
-    finally:
-        del sys.modules["rfc3987_syntax"]
-
-
-_import_jsonschema_without_iri_parser()
-
-from jsonschema import Draft202012Validator  # noqa: E402
-from jsonschema.exceptions import ValidationError  # noqa: E402
 
 SCHEMA_PATH = SPEC.grader_schema  # schemas/'s, as the package ships it
 MAX_SCHEMA_FINDINGS = 50  # a garbage file must not produce thousands of lines
