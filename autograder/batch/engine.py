@@ -14,6 +14,7 @@ the gradebook stay here, unchanged.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.util
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -91,6 +92,8 @@ def _start_session(channels: list, slots: multiprocessing.Queue, options: BatchO
 
     _SESSION = GradingSession(channels[slots.get()], UidLease.acquire(), options.limits,
                               options.isolate, options.allow_weaker)
+    # The last worker of this process is reaped when the process ends (before its uid is free).
+    multiprocessing.util.Finalize(None, _SESSION.zygote.settle, exitpriority=10)
 
 
 def due_text(due: datetime | None) -> str:

@@ -192,6 +192,7 @@ def grade_submission(
             isolate=session.isolate,
             allow_weaker=session.allow_weaker,
             private_paths=[*private_paths(submission.folder), *hidden_paths],
+            reap_later=True,  # the session holds its uid until it closes its zygote
         ) as student:
             scores = list(score_parts(run_checks(student)).values())
             # The file's numbers must come from these functions (autograder.grading.provenance).

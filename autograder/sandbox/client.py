@@ -17,6 +17,7 @@ here, once (``autograder.results.safe_text``).
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Sequence
@@ -28,7 +29,7 @@ from autograder.sandbox.limits import Limits
 from autograder.sandbox.zygote import Zygote, ZygoteError, kill_worker
 from autograder.untrusted import plain, protocol
 from autograder.untrusted.errors import MESSAGE_LIMIT, StudentError
-from autograder.untrusted.isolation import FULL_ISOLATION, WORKDIR
+from autograder.untrusted.isolation import FULL_ISOLATION, PYTHON_READABLE, WORKDIR
 from autograder.untrusted.loop_watch import STUDENT_FILE_PREFIX
 
 ERROR_KINDS = frozenset({"missing", "raised", "timeout", "bad_output", "crashed"})
@@ -159,8 +160,13 @@ class SandboxStudent:
         isolate: bool = True,
         allow_weaker: bool = False,
         private_paths: Sequence[str] = (),
+        reap_later: bool = False,
     ) -> None:
         self.cells = list(cells)
+        # Leave the wait for the killed worker to the zygote's next fork (``Zygote.retire``):
+        # only for a caller that keeps ``uid`` leased until the zygote is closed (a grading
+        # session), since reaping sweeps every process of that uid.
+        self.reap_later = reap_later
         self.zygote = zygote
         self.limits = limits or Limits()
         self.uid = uid  # leased by the caller (sandbox.uids): no other grader uses it
@@ -199,9 +205,13 @@ class SandboxStudent:
         return [cell.error for cell in self.report.cells if cell.error is not None]
 
     def close(self) -> None:
-        """Kill the worker and everything it started; remove its scratch space. The wait for
-        the kernel to finish that, and the removal, happen before the zygote forks the next
-        worker (``Zygote.retire``), or when it closes."""
+        """Kill the worker and everything it started; remove its scratch space. With
+        ``reap_later``, waiting for the kernel to finish that and the removal happen before the
+        zygote forks the next worker (``Zygote.retire``), or when it closes."""
+        if not self.reap_later:
+            self._kill()
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            return
         if self._sock is not None:
             try:
                 self._sock.close()
@@ -381,7 +391,18 @@ class SandboxStudent:
         ) as error:
             self._kill()
             raise ZygoteError(f"could not start a sandboxed worker: {error}") from None
-        self.report.isolation = steps
+        self.report.isolation = [step for step in steps if step != PYTHON_READABLE]
+        if PYTHON_READABLE not in steps:
+            self._kill()
+            unreadable = [part for part in failure.split("; ") if "cannot read" in part]
+            raise IsolationError(
+                f"the sandbox user (uid {self.uid}) cannot read Python's installation"
+                + (f" ({unreadable[0].removeprefix('the sandbox user ')})" if unreadable else "")
+                + "; student code could not import the standard library or numpy, and would "
+                "lose points for it. Install Python and the virtual environment where every "
+                "user can read them (not under /root), or grade where the sandbox can build "
+                "its own root (user namespaces allowed, or outside a restricted container)"
+            )
         missing = [step for step in FULL_ISOLATION if step not in steps]
         if missing and self.isolate and not self.allow_weaker:
             self._kill()

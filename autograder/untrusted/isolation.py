@@ -335,6 +335,32 @@ def _redirect_output() -> None:
         faulthandler.enable()
 
 
+PYTHON_READABLE = "python-readable"
+"""Not an isolation step but a condition of a fair grade: the worker's user can read the Python
+installation (standard library, site-packages). Without it student code cannot import what it
+needs and loses points for the grader's setup; the grader refuses to grade (never waived)."""
+
+
+def unreadable_python() -> list[str]:
+    """Folders of this interpreter's installation that the current user cannot read."""
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    folders = dict.fromkeys(paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib"))
+    unreadable = []
+    for folder in folders:
+        try:
+            os.stat(folder)
+        except FileNotFoundError:
+            continue  # not part of this installation's layout
+        except OSError:
+            unreadable.append(folder)  # a folder above it cannot be searched
+            continue
+        if not os.access(folder, os.R_OK | os.X_OK):
+            unreadable.append(folder)
+    return unreadable
+
+
 FULL_ISOLATION = ("pid-namespace", "no-network", "minimal-root", "no-privileges", "seccomp",
                   "rlimits")
 """What every worker must have, as root or not; anything less needs the TA's explicit consent."""
@@ -380,6 +406,11 @@ def isolate(config: dict, namespaces: list[str], failures: list[str] | None = No
         applied.append("no-privileges")
     except OSError as error:
         failures.append(f"dropping privileges: {error}")
+    unreadable = unreadable_python()
+    if unreadable:
+        failures.append(f"the sandbox user cannot read {unreadable[0]}")
+    else:
+        applied.append(PYTHON_READABLE)
     cpu = int(limits["submission_timeout"]) + 5
     set_limits(limits["memory_mb"], limits["file_mb"], nproc, cpu)
     applied.append("rlimits")

@@ -12,3 +12,17 @@ rules.add_rule(s.ERRNO(errno.ENOSYS), "clone3")
 rules.load()
 os.execv(sys.executable, [sys.executable, *sys.argv[1:]])
 """
+
+
+def sandbox_user_cannot_read_python() -> bool:
+    """As root without namespaces the worker runs as the sandbox user in the machine's own
+    file system: when this Python lies where other users cannot search (under /root), the
+    grader refuses to grade even with --allow-weaker-isolation (student code could not import
+    the standard library)."""
+    import os
+    import sysconfig
+    from pathlib import Path
+
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    return os.geteuid() == 0 and not all(
+        part.stat().st_mode & 0o001 for part in (stdlib, *stdlib.parents))
