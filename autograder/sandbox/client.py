@@ -392,17 +392,6 @@ class SandboxStudent:
             self._kill()
             raise ZygoteError(f"could not start a sandboxed worker: {error}") from None
         self.report.isolation = [step for step in steps if step != PYTHON_READABLE]
-        if PYTHON_READABLE not in steps:
-            self._kill()
-            unreadable = [part for part in failure.split("; ") if "cannot read" in part]
-            raise IsolationError(
-                f"the sandbox user (uid {self.uid}) cannot read Python's installation"
-                + (f" ({unreadable[0].removeprefix('the sandbox user ')})" if unreadable else "")
-                + "; student code could not import the standard library or numpy, and would "
-                "lose points for it. Install Python and the virtual environment where every "
-                "user can read them (not under /root), or grade where the sandbox can build "
-                "its own root (user namespaces allowed, or outside a restricted container)"
-            )
         missing = [step for step in FULL_ISOLATION if step not in steps]
         if missing and self.isolate and not self.allow_weaker:
             self._kill()
@@ -412,6 +401,20 @@ class SandboxStudent:
                 + "; grading stopped. Run the grader as root, or where unprivileged user "
                 "namespaces are enabled, or pass --allow-weaker-isolation to grade anyway "
                 "(recorded in every result)"
+                + ("; here that would not be enough: the sandbox user also cannot read "
+                   "Python's installation (install it where every user can read it, not under "
+                   "/root)" if PYTHON_READABLE not in steps else "")
+            )
+        if PYTHON_READABLE not in steps:  # never waived: the student would pay for it
+            self._kill()
+            unreadable = [part for part in failure.split("; ") if "cannot read" in part]
+            raise IsolationError(
+                f"the sandbox user (uid {self.uid}) cannot read Python's installation"
+                + (f" ({unreadable[0].removeprefix('the sandbox user ')})" if unreadable else "")
+                + "; student code could not import the standard library or numpy, and would "
+                "lose points for it. Install Python and the virtual environment where every "
+                "user can read them (not under /root), or grade where the sandbox can build "
+                "its own root (user namespaces allowed, or outside a restricted container)"
             )
 
     def _restart(self, who: str) -> None:
