@@ -212,12 +212,7 @@ class SandboxStudent:
             self._kill()
             shutil.rmtree(self._scratch, ignore_errors=True)
             return
-        if self._sock is not None:
-            try:
-                self._sock.close()
-            except OSError:
-                pass
-            self._sock = None
+        self._close_channel()
         self.zygote.retire(self._pid or 0, self.uid if self.isolate else None, self._scratch)
         self._pid = None
 
@@ -447,13 +442,16 @@ class SandboxStudent:
         self.report.events.append(event)
         self._kill()
 
-    def _kill(self) -> None:
+    def _close_channel(self) -> None:
         if self._sock is not None:
             try:
                 self._sock.close()
             except OSError:
                 pass
             self._sock = None
+
+    def _kill(self) -> None:
+        self._close_channel()
         if self._pid is not None:
             kill_worker(self._pid, self.uid if self.isolate else None)
             self._pid = None
