@@ -312,8 +312,8 @@ class SandboxStudent:
             self._loops.add(error["loop"])
         inner = error["stopped_in"]
         if inner is not None and inner[2] != name:
-            self._lose_worker(f"`{name}` was stopped at once: it calls `{inner[2]}`, which did "
-                              "not finish in time before")
+            self._lose_worker(f"`{name}` was stopped at once: it calls `{inner[2]}`, which "
+                              "already ran out of time earlier (an endless loop?)")
         else:
             self._lose_worker(f"`{name}` did not finish in time ({why})")
         self._given_up[name] = why
