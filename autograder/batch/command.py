@@ -38,12 +38,13 @@ from typing import NoReturn
 from autograder.authoring.release import missing_parts, stale_release_message
 from autograder.batch.cluster.choice import SLURM, ClusterError, parse_cluster
 from autograder.batch.course import Course, parse_time
-from autograder.batch.engine import BatchOptions, BatchSummary, grade_course
+from autograder.batch.engine import BatchOptions, BatchSummary, grade_course, launch_sandbox
 from autograder.results.gradebook import GradebookError
 from autograder.results.result import STATUS_ERROR, STATUS_GRADED, STATUS_UNGRADABLE
 from autograder.sandbox.client import IsolationError
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.uids import UidLeaseError
+from autograder.sandbox.zygote import discard
 from autograder.spec import SPEC
 
 # A worker is forked from a zygote that has numpy and torch mapped (about 0.6 GiB of address
@@ -276,12 +277,16 @@ def students_to_grade(course: Course, asked: list[str] | None) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     course = Course(args.root.resolve(), args.assignment)
     options = replace(options_from(args), cohort=args.cohort, due=args.due)
+    sandbox = launch_sandbox(options)  # warms while the course is checked and the grader loads
     try:
         students = students_to_grade(course, args.student)
-        summary = grade_course(course, students, options)
+        summary = grade_course(course, students, options, sandbox)
     except (UsageError, IsolationError, UidLeaseError, GradebookError, ClusterError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    finally:
+        if sandbox:  # refused before grading: the zygote is not left importing torch
+            discard(sandbox)
     print(summary_line(summary))
     print(f"grades: {summary.csv_path}")
     print(

@@ -23,6 +23,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
@@ -34,7 +35,6 @@ from autograder.batch.course import (
     submission_time,
 )
 from autograder.grading.submission import content_hash, load_submission
-from autograder.results import feedback_page as report
 from autograder.results import gradebook, grades_csv
 from autograder.results.result import (
     STATUS_ERROR,
@@ -46,6 +46,9 @@ from autograder.results.result import (
 from autograder.sandbox.client import IsolationError
 from autograder.sandbox.limits import Limits
 from autograder.spec import SPEC
+
+if TYPE_CHECKING:
+    from autograder.sandbox.zygote import Zygote
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,7 @@ def _grade_and_save(
     course: Course, student: str, cohort: str | None, due: datetime | None = None
 ) -> SubmissionResult:
     from autograder.grading.grade_one import grade_submission
+    from autograder.results import feedback_page as report
 
     submission = load_submission(course.submitted(student), student)
     result = grade_submission(submission, _SESSION, cohort=cohort)
@@ -189,12 +193,26 @@ def probe_isolation(zygote: object, options: BatchOptions) -> list[str]:
         lease.release()
 
 
+def launch_sandbox(options: BatchOptions) -> list[Zygote] | None:
+    """Start the zygote (``options.jobs`` channels) before the grader's own imports and the
+    course's checks, so that both warm up side by side: the zygote's imports are the longest
+    part of a batch's start. ``grade_course(..., sandbox=...)`` then owns it (and discards
+    what it does not use); a caller that does not get that far calls ``discard`` on it.
+    None for a batch that goes to a cluster (its workers start their own)."""
+    if options.cluster is not None:
+        return None
+    from autograder.sandbox.zygote import Zygote
+
+    return Zygote.launch(channels=max(1, options.jobs))
+
+
 def _run_pool(
     course: Course,
     students: Sequence[str],
     options: BatchOptions,
     on_result: Callable[[SubmissionResult], None],
     on_started: Callable[[], None] = lambda: None,
+    launched: list[Zygote] | None = None,
 ) -> tuple[list[str], list[str]]:
     """Grade ``students`` in a pool; returns (lost, not started) when a grading process died.
 
@@ -202,14 +220,21 @@ def _run_pool(
     outside (the OOM killer) loses only the submissions it and its siblings were grading;
     the rest of the queue is handed back untouched. The trusted imports (torch, checks,
     reference) happen once here, and the grading processes are *forked* from this warm
-    process; one zygote serves them all, each through its own channel. Threads (the
+    process; one zygote serves them all, each through its own channel (``launched``: one
+    started ahead by ``launch_sandbox``, its surplus channels closed). Threads (the
     gradebook, progress) start only after the forks (``on_started``).
     """
     from autograder.grading.grade_one import warm_up_checks
-    from autograder.sandbox.zygote import Zygote
+    from autograder.sandbox.zygote import Zygote, discard
 
     jobs = max(1, min(options.jobs, len(students)))
-    channels = Zygote.launch(channels=jobs)
+    if launched and len(launched) >= jobs:
+        channels, surplus = launched[:jobs], launched[jobs:]
+        discard(surplus)  # never the owner (the first)
+    else:
+        if launched:
+            discard(launched)
+        channels = Zygote.launch(channels=jobs)
     warm_up_checks()
     for channel in channels:
         channel.wait_ready()
@@ -257,11 +282,31 @@ def _run_pool(
 
 
 def grade_course(
-    course: Course, students: Sequence[str] | None = None, options: BatchOptions | None = None
+    course: Course,
+    students: Sequence[str] | None = None,
+    options: BatchOptions | None = None,
+    sandbox: list[Zygote] | None = None,
 ) -> BatchSummary:
-    """Grade every (or the named) submissions of ``course``; see the module docstring."""
+    """Grade every (or the named) submissions of ``course``; see the module docstring.
+    ``sandbox``: a zygote from ``launch_sandbox``, now owned here (used or discarded)."""
     options = options or BatchOptions()
     started = time.monotonic()
+    try:
+        return _grade_course(course, students, options, sandbox, started)
+    finally:
+        if sandbox:  # unused (nothing to grade here, or an error before the pool): ended now
+            from autograder.sandbox.zygote import discard
+
+            discard(sandbox)
+
+
+def _grade_course(
+    course: Course,
+    students: Sequence[str] | None,
+    options: BatchOptions,
+    sandbox: list[Zygote] | None,
+    started: float,
+) -> BatchSummary:
     students = list(students) if students else course.students()
     results: dict[str, SubmissionResult] = {}
     skipped = []
@@ -300,7 +345,8 @@ def grade_course(
             grade_on_cluster(course, todo, options, on_result, after_fork)
         queue, suspects = ([] if options.cluster is not None else list(todo)), []
         while queue:  # a crash hands back the rest of the queue, and who was in flight
-            lost, queue = _run_pool(course, queue, options, on_result, after_fork)
+            launched, sandbox = sandbox, None  # the first pool takes it
+            lost, queue = _run_pool(course, queue, options, on_result, after_fork, launched)
             suspects += lost
         for student in suspects:  # each alone, once more: a crash now is that submission's
             lost, _ = _run_pool(course, [student], replace(options, jobs=1), on_result)

@@ -84,15 +84,17 @@ class Zygote:
         pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(channels)]
         env = zygote_environment()
         fds = [theirs.fileno() for _, theirs in pairs]
-        process = subprocess.Popen(
-            [sys.executable, "-m", "autograder.untrusted.zygote", *map(str, fds)],
-            pass_fds=fds,
-            env=env,
-            cwd="/",
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        log = env.get("H2_WORKER_STDERR")  # debugging the grader: the zygote's own errors too
+        with open(log or os.devnull, "ab") as stderr:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "autograder.untrusted.zygote", *map(str, fds)],
+                pass_fds=fds,
+                env=env,
+                cwd="/",
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+            )
         for _, theirs in pairs:
             theirs.close()
         return [cls(process if index == 0 else None, ours) for index, (ours, _) in enumerate(pairs)]
@@ -161,6 +163,18 @@ class Zygote:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+
+
+def discard(channels: list[Zygote]) -> None:
+    """Close channels of a zygote that will not be used (a batch with nothing to grade here,
+    or fewer submissions than channels). Discarding the owner kills the zygote at once: it may
+    still be importing torch, and reads its channels only when warm. Channels already closed,
+    and a zygote that has already exited (``close``), are left as they are."""
+    for channel in channels:
+        channel.control.close()
+        if channel.process is not None and channel.process.poll() is None:
+            channel.process.kill()
+            channel.process.wait()
 
 
 def signal_worker(pid: int) -> None:
