@@ -42,7 +42,7 @@ cohort (the ratio of the per-submission figures, largest size over smallest: 1.0
 linear). The grader does not report its end-of-batch gradebook write separately, so it
 is part of the wall time, not a column.
 
-Exit code 0 when every run completed; the 20x target is reported, not enforced.
+Exit code 0 when every run completed; the 50x target (issue 17) is reported, not enforced.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ from autograder.spec import SPEC  # noqa: E402
 ASSIGNMENT = SPEC.name
 
 HOSTILE = {"infinite_loop", "monkeypatch", "reads_reference"}
-TARGET_RATIO = 20.0
+TARGET_RATIO = 50.0  # issue 17: at least 50x nbgrader on the 40-submission cohort
 MIB = 1024 * 1024
 
 

@@ -65,3 +65,21 @@ def test_the_zygotes_memory_is_on_huge_pages():
     finally:
         zygote.close()
     assert fields["AnonHugePages"] >= fields["Anonymous"] // 2, fields
+
+
+def test_a_worker_collects_its_own_garbage(tmp_path):
+    """The zygote imports with cyclic GC off and freezes what it imported: a worker forked
+    from it must have GC on again (student code that makes cycles would otherwise keep them
+    until the memory limit), with the zygote's objects frozen out of its collections."""
+    cells = ["import gc\n"
+             "def _gc_state():\n"
+             "    return [gc.isenabled(), gc.get_freeze_count() > 100_000]\n"]
+    lease = UidLease.acquire()
+    zygote = Zygote.start()
+    try:
+        with SandboxStudent(cells, zygote, uid=lease.uid) as student:
+            assert student.cell_errors == []
+            assert student.call("_gc_state") == [True, True]
+    finally:
+        zygote.close()
+        lease.release()
