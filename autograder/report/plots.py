@@ -14,10 +14,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 import matplotlib
-
-matplotlib.use("Agg")  # no display: rendering only
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 # matplotlib 3.10 renamed boxplot's vert=False (deprecated since 3.11); pyproject allows 3.9.
 HORIZONTAL = ({"orientation": "horizontal"}
@@ -34,7 +32,6 @@ def to_svg(figure: Figure, name: str) -> str:
     buffer = io.StringIO()
     with matplotlib.rc_context(STYLE):
         figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
-    plt.close(figure)
     text = buffer.getvalue()
     text = text[text.index("<svg"):]  # no <?xml ...?>, no DOCTYPE
     text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
@@ -46,9 +43,13 @@ def to_svg(figure: Figure, name: str) -> str:
     return text.replace("<svg", f'<svg role="img" aria-label="{name}"', 1).strip()
 
 
-def _figure(width: float = 6.4, height: float = 3.0) -> tuple[Figure, plt.Axes]:
+def _figure(width: float = 6.4, height: float = 3.0) -> tuple[Figure, Axes]:
+    """A figure of its own, not pyplot's: nothing keeps it alive once its SVG is made (pyplot
+    kept every figure until closed, and warned past 20 when a plot failed half-way), and no
+    display backend is involved (``savefig`` renders with Agg/SVG by itself)."""
     with matplotlib.rc_context(STYLE):
-        figure, axes = plt.subplots(figsize=(width, height))
+        figure = Figure(figsize=(width, height))
+        axes = figure.add_subplot()
     return figure, axes
 
 
