@@ -107,7 +107,6 @@ def warm_up_checks() -> None:
             gc.enable()
 
 
-
 def _import_and_collect() -> None:
     import torch
 

@@ -82,12 +82,10 @@ class HugePages:
                 start = -(-start // HUGE_PAGE) * HUGE_PAGE
                 self.pending += range(start, end // HUGE_PAGE * HUGE_PAGE, HUGE_PAGE)
         self.pending.reverse()  # popped from the end: lowest addresses first
-        self.collapsed = 0
 
     def step(self) -> None:
         """Collapse the next page (a kernel that refuses costs one system call a page)."""
-        if self._madvise(self.pending.pop(), HUGE_PAGE, MADV_COLLAPSE) == 0:
-            self.collapsed += HUGE_PAGE
+        self._madvise(self.pending.pop(), HUGE_PAGE, MADV_COLLAPSE)
 
 
 def _become_subreaper() -> None:
@@ -191,7 +189,7 @@ def main(control_fds: list[int]) -> None:
     import importlib
     import select
 
-    # The imports make about a million objects that live as long as the zygote: collecting
+    # The imports make about 320,000 objects that live as long as the zygote: collecting
     # them over and over while importing costs about 0.25 s. Frozen afterwards, they are never
     # traversed again, here or in a worker (whose collections would otherwise touch, and so
     # copy, every page that holds one).
