@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from autograder.batch.course import Course
+from autograder.results.nbgrader_package import light_import
 from autograder.results.result import SubmissionResult
 from autograder.spec import SPEC
 
@@ -75,17 +76,20 @@ def create_if_new(db_url: str) -> bool:
     one at its head. For SQLite it happens in one ``BEGIN IMMEDIATE`` transaction: all or
     nothing, one creator at a time.
     """
-    from alembic.runtime.migration import MigrationContext
-    from alembic.script import ScriptDirectory
-    from nbgrader.api import Base
-    from nbgrader.dbutil import ALEMBIC_DIR
     from sqlalchemy import create_engine, inspect
 
+    light_import()
     engine = create_engine(db_url)
     try:
         with engine.connect() as connection:
             if inspect(connection).get_table_names():
                 return False  # the common case: read only, no lock taken
+        # Only now: alembic and the migration scripts cost about 0.1 s to import.
+        from alembic.runtime.migration import MigrationContext
+        from alembic.script import ScriptDirectory
+        from nbgrader.api import Base
+        from nbgrader.dbutil import ALEMBIC_DIR
+
         with engine.connect() as connection:
             if engine.dialect.name == "sqlite":
                 # pysqlite runs DDL outside a transaction unless one is begun explicitly
@@ -103,6 +107,7 @@ def create_if_new(db_url: str) -> bool:
 
 def _open(course: Course, notebook: str) -> object:
     """The course's gradebook with this assignment in it (created on first use)."""
+    light_import()  # nbgrader.api without nbgrader's Jupyter server extensions
     _quiet_sqlalchemy()
     from nbgrader.api import Gradebook
     from sqlalchemy import text
