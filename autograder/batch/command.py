@@ -33,19 +33,19 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from autograder.authoring.release import missing_parts, stale_release_message
+# Only what parsing the command line and launching the zygote need: the grader (engine,
+# checks, torch, nbgrader) is imported in ``run`` once the zygote is warming up beside it.
 from autograder.batch.cluster.choice import SLURM, ClusterError, parse_cluster
 from autograder.batch.course import Course, parse_time
-from autograder.batch.engine import BatchOptions, BatchSummary, grade_course, launch_sandbox
-from autograder.results.gradebook import GradebookError
-from autograder.results.result import STATUS_ERROR, STATUS_GRADED, STATUS_UNGRADABLE
-from autograder.sandbox.client import IsolationError
+from autograder.batch.options import BatchOptions, launch_sandbox
 from autograder.sandbox.limits import Limits
-from autograder.sandbox.uids import UidLeaseError
 from autograder.sandbox.zygote import discard
 from autograder.spec import SPEC
+
+if TYPE_CHECKING:
+    from autograder.batch.engine import BatchSummary
 
 # A worker is forked from a zygote that has numpy and torch mapped (about 0.6 GiB of address
 # space) before any student code runs: a smaller limit fails every submission, not the bad ones.
@@ -187,6 +187,8 @@ def options_from(args: argparse.Namespace) -> BatchOptions:
 def summary_line(summary: BatchSummary) -> str:
     """One line whose counts add up: every submission is graded, ungradable or a grader
     error; separately, how many were assessed now and how many were kept unchanged."""
+    from autograder.results.result import STATUS_ERROR, STATUS_GRADED, STATUS_UNGRADABLE
+
     total = len(summary.results)
     errors = summary.count(STATUS_ERROR)
     scores = [r.score for r in summary.results if r.status != STATUS_ERROR]
@@ -247,6 +249,8 @@ def due_date(text: str) -> datetime:
 def students_to_grade(course: Course, asked: list[str] | None) -> list[str]:
     """Who to grade: every student with a submission, or those asked for (each must have one).
     ``UsageError`` when the root or a submission is missing."""
+    from autograder.authoring.release import missing_parts, stale_release_message
+
     root = course.root
     if not root.exists():
         raise UsageError(f"course root {root} does not exist: pass --root <the folder that "
@@ -278,6 +282,12 @@ def run(args: argparse.Namespace) -> int:
     course = Course(args.root.resolve(), args.assignment)
     options = replace(options_from(args), cohort=args.cohort, due=args.due)
     sandbox = launch_sandbox(options)  # warms while the course is checked and the grader loads
+    from autograder.batch.engine import grade_course
+    from autograder.results.gradebook import GradebookError
+    from autograder.results.result import STATUS_ERROR
+    from autograder.sandbox.client import IsolationError
+    from autograder.sandbox.uids import UidLeaseError
+
     try:
         students = students_to_grade(course, args.student)
         summary = grade_course(course, students, options, sandbox)

@@ -15,25 +15,24 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.util
-import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
-from autograder.batch.cluster.choice import ClusterChoice
 from autograder.batch.course import (
     FEEDBACK_HTML,
     RESULTS_JSON,
     Course,
     submission_time,
 )
+from autograder.batch.options import BatchOptions, launch_sandbox  # noqa: F401 - public here too
 from autograder.grading.submission import content_hash, load_submission
 from autograder.results import gradebook, grades_csv
 from autograder.results.result import (
@@ -44,27 +43,10 @@ from autograder.results.result import (
     save,
 )
 from autograder.sandbox.client import IsolationError
-from autograder.sandbox.limits import Limits
 from autograder.spec import SPEC
 
 if TYPE_CHECKING:
     from autograder.sandbox.zygote import Zygote
-
-
-@dataclass(frozen=True)
-class BatchOptions:
-    """How to grade; the defaults suit a TA's laptop or a 2-core server."""
-
-    jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
-    force: bool = False
-    limits: Limits = field(default_factory=Limits)
-    cohort: str | None = None
-    due: datetime | None = None  # submissions after it are flagged late (not penalised)
-    isolate: bool = True
-    allow_weaker: bool = False  # grade even where full isolation cannot be applied (recorded)
-    progress: bool = True
-    write_gradebook: bool = True
-    cluster: ClusterChoice | None = None  # None: the local pool; else a Dask cluster (--cluster)
 
 
 @dataclass
@@ -191,19 +173,6 @@ def probe_isolation(zygote: object, options: BatchOptions) -> list[str]:
             return probe.report.isolation
     finally:
         lease.release()
-
-
-def launch_sandbox(options: BatchOptions) -> list[Zygote] | None:
-    """Start the zygote (``options.jobs`` channels) before the grader's own imports and the
-    course's checks, so that both warm up side by side: the zygote's imports are the longest
-    part of a batch's start. ``grade_course(..., sandbox=...)`` then owns it (and discards
-    what it does not use); a caller that does not get that far calls ``discard`` on it.
-    None for a batch that goes to a cluster (its workers start their own)."""
-    if options.cluster is not None:
-        return None
-    from autograder.sandbox.zygote import Zygote
-
-    return Zygote.launch(channels=max(1, options.jobs))
 
 
 def _run_pool(

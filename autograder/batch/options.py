@@ -1,0 +1,43 @@
+"""What a batch is asked to do, and its sandbox started first: light enough to import before
+anything heavy, so that ``autograde`` launches the zygote within its first tenth of a second."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from autograder.batch.cluster.choice import ClusterChoice
+from autograder.sandbox.limits import Limits
+
+if TYPE_CHECKING:
+    from autograder.sandbox.zygote import Zygote
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """How to grade; the defaults suit a TA's laptop or a 2-core server."""
+
+    jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
+    force: bool = False
+    limits: Limits = field(default_factory=Limits)
+    cohort: str | None = None
+    due: datetime | None = None  # submissions after it are flagged late (not penalised)
+    isolate: bool = True
+    allow_weaker: bool = False  # grade even where full isolation cannot be applied (recorded)
+    progress: bool = True
+    write_gradebook: bool = True
+    cluster: ClusterChoice | None = None  # None: the local pool; else a Dask cluster (--cluster)
+
+def launch_sandbox(options: BatchOptions) -> list[Zygote] | None:
+    """Start the zygote (``options.jobs`` channels) before the grader's own imports and the
+    course's checks, so that both warm up side by side: the zygote's imports are the longest
+    part of a batch's start. ``grade_course(..., sandbox=...)`` then owns it (and discards
+    what it does not use); a caller that does not get that far calls ``discard`` on it.
+    None for a batch that goes to a cluster (its workers start their own)."""
+    if options.cluster is not None:
+        return None
+    from autograder.sandbox.zygote import Zygote
+
+    return Zygote.launch(channels=max(1, options.jobs))
