@@ -54,3 +54,33 @@ def test_a_batch_for_a_cluster_starts_no_local_sandbox():
     from autograder.batch.cluster.choice import parse_cluster
 
     assert launch_sandbox(BatchOptions(cluster=parse_cluster("dask-local:1"))) is None
+
+
+def test_the_command_launches_the_zygote_before_it_imports_the_grader(tmp_path: Path):
+    """``autograde`` must not import NumPy, torch, nbformat, pytest or the grader before it
+    launches the zygote: each of them delays the zygote's start, and so every batch."""
+    import json
+    import subprocess
+    import sys
+
+    probe = f"""
+import json, sys
+from autograder.batch import command
+heavy = ("numpy", "torch", "nbformat", "pytest", "nbgrader", "autograder.batch.engine",
+         "autograder.grading.grade_one")
+seen = {{}}
+def launch_sandbox(options):
+    seen["loaded at launch"] = [name for name in heavy if name in sys.modules]
+    return None
+command.launch_sandbox = launch_sandbox
+from autograder.cli import main
+seen["exit"] = main(["autograde", "--root", {str(tmp_path / "no-course")!r}, "--no-progress"])
+seen["loaded after"] = [name for name in heavy if name in sys.modules]
+print(json.dumps(seen))
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120, cwd=Path(__file__).resolve().parents[2])
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["loaded at launch"] == []
+    assert seen["exit"] == 2  # the course root does not exist: a one-line usage error
+    assert "autograder.batch.engine" in seen["loaded after"]  # the probe can see an import
