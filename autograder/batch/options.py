@@ -30,6 +30,7 @@ class BatchOptions:
     write_gradebook: bool = True
     cluster: ClusterChoice | None = None  # None: the local pool; else a Dask cluster (--cluster)
 
+
 def launch_sandbox(options: BatchOptions) -> list[Zygote] | None:
     """Start the zygote (``options.jobs`` channels) before the grader's own imports and the
     course's checks, so that both warm up side by side: the zygote's imports are the longest
