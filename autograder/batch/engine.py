@@ -32,7 +32,7 @@ from autograder.batch.course import (
     Course,
     submission_time,
 )
-from autograder.batch.options import BatchOptions, launch_sandbox  # noqa: F401 - public here too
+from autograder.batch.options import BatchOptions
 from autograder.grading.submission import content_hash, load_submission
 from autograder.results import gradebook, grades_csv
 from autograder.results.result import (

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from autograder.batch.course import Course
-from autograder.batch.engine import BatchOptions, grade_course, launch_sandbox
+from autograder.batch.engine import grade_course
+from autograder.batch.options import BatchOptions, launch_sandbox
 from autograder.sandbox.client import SandboxStudent
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.uids import UidLease
