@@ -64,8 +64,8 @@ def _check(
         expect_close(pair[0], want_context, f"the context{what}", diagnose=diagnose)
     except CheckFailure as failure:
         # Error carried forward: right if it is what the student's own SDPA gives.
-        own = own_projected(student, reference, *args, mask)
-        settle(failure, own, NAME, lambda value: got is not NOTHING and same(got, value))
+        own = own_projected(student, reference, NAME, *args, mask)
+        settle(failure, own, NAME, same, first=None if got is NOTHING else got)
 
 
 @pytest.mark.part(NAME, points=1, requires="where ``n_q`` and ``n_k`` may differ")

@@ -47,8 +47,8 @@ def _check(
     except CheckFailure as failure:
         # Error carried forward: right if it is what the student's own SDPA gives.
         own = own_intervention(student, reference, *args, **kwargs)
-        settle(failure, own, NAME, lambda value: got is not None and all(
-            same(got.get(key), value[key]) for key in keys))
+        settle(failure, own, NAME, lambda again, value: type(again) is dict and all(
+            same(again.get(key), value[key]) for key in keys), first=got)
 
 
 def _random(seed: int, lead: tuple[int, ...] = (probes.B, probes.H)) -> tuple:
@@ -74,8 +74,8 @@ def test_returns_all_four_arrays(student: Student, reference: ModuleType) -> Non
             expect_array(got[key], f"`{key}`", shape=want[key].shape)
     except CheckFailure as failure:
         settle(failure, own_intervention(student, reference, *args), NAME,
-               lambda value: got is not None and all(
-                   np.shape(got.get(key)) == np.shape(value[key]) for key in KEYS))
+               lambda again, value: type(again) is dict and all(
+                   np.shape(again.get(key)) == np.shape(value[key]) for key in KEYS), first=got)
 
 
 @pytest.mark.part(NAME, points=1, requires="The weights depend only on Q and K, so they stay the same")
@@ -113,6 +113,6 @@ def test_index_out_of_range_raises(student: Student, reference: ModuleType) -> N
         call(student, NAME, Q, K, V, 0, new_value)  # valid input works first
     except CheckFailure as failure:  # it cannot run at all: maybe its own SDPA cannot
         settle(failure, own_intervention(student, reference, Q, K, V, 0, new_value), NAME,
-               lambda value: False)
+               lambda again, value: False)
     expect_error(student, NAME, Q, K, V, probes.NK, new_value, errors=["IndexError", "ValueError"],
                  situation="for an index outside the value rows")

@@ -17,7 +17,6 @@ import pytest
 from autograder.checks import probes
 from autograder.grading import misconceptions as mc
 from autograder.grading.assertions import (
-    CarriedForward,
     CheckFailure,
     call,
     expect,
@@ -26,7 +25,7 @@ from autograder.grading.assertions import (
     expect_error,
     expect_pair,
 )
-from autograder.grading.carried_forward import carried_note, own_attention, same, settle
+from autograder.grading.carried_forward import carried, own_attention, same, settle
 from autograder.grading.student import Student
 
 NAME = "scaled_dot_product_attention"
@@ -65,7 +64,7 @@ def _check(
     except CheckFailure as failure:
         # Error carried forward: right if it is what the student's own blocks give.
         own = own_attention(student, reference, Q, K, V, mask)
-        settle(failure, own, NAME, lambda value: got is not None and same(got, value))
+        settle(failure, own, NAME, same, first=got)
         raise  # not reached: settle always raises
 
 
@@ -110,12 +109,12 @@ def test_all_masked_row_raises(student: Student, reference: ModuleType) -> None:
     except CheckFailure as failure:
         first = own_attention(student, reference, Q, K, V, valid)
         if first.error is not None:  # it could not even run on valid input
-            settle(failure, first, NAME, lambda value: False)
+            settle(failure, first, NAME, lambda again, value: False)
         own = own_attention(student, reference, Q, K, V, mask)
-        if own.error is None and "stable_softmax" in own.wrong:
+        if own.error is None and "stable_softmax" in own.wrong and own.again is not None:
             # Their own softmax does not raise for this row either: charged there.
-            raise CarriedForward(carried_note(["stable_softmax"], NAME)) from None
-        settle(failure, own, NAME, lambda value: False)
+            raise carried(failure, ["stable_softmax"], NAME) from None
+        settle(failure, own, NAME, lambda again, value: False)
 
 
 @pytest.mark.part(NAME, points=1, requires="Float32 in, float32 out")
@@ -132,7 +131,7 @@ def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
                mc.dtype_signatures(np.dtype(np.float32), weights))
     except CheckFailure as failure:
         own = own_attention(student, reference, Q, K, V)
-        settle(failure, own, NAME, lambda value: same((context, weights), value))
+        settle(failure, own, NAME, same, first=(context, weights))
 
 
 @pytest.mark.part(NAME, points=1, requires="The grader passes read-only arrays: build new arrays instead of writing into your arguments")

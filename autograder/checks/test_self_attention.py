@@ -73,8 +73,8 @@ def _check(
         return expect_close(pair[0], want_context, f"the context{what}", diagnose=diagnose), weights
     except CheckFailure as failure:
         # Error carried forward: right if it is what the student's own SDPA gives.
-        own = own_projected(student, reference, args[0], *args, mask)
-        settle(failure, own, NAME, lambda value: got is not NOTHING and same(got, value))
+        own = own_projected(student, reference, NAME, args[0], None, *args[1:], mask)
+        settle(failure, own, NAME, same, first=None if got is NOTHING else got)
         raise  # not reached: settle always raises
 
 
@@ -113,5 +113,5 @@ def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
             expect_dtype(value, np.float32, f"{what} for float32 inputs",
                          diagnosis=mc.dtype_signatures(np.dtype(np.float32), value))
     except CheckFailure as failure:
-        own = own_projected(student, reference, args[0], *args)
-        settle(failure, own, NAME, lambda value: same((context, weights), value))
+        own = own_projected(student, reference, NAME, args[0], None, *args[1:])
+        settle(failure, own, NAME, same, first=(context, weights))

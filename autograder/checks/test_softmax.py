@@ -65,11 +65,16 @@ def test_large_scores_do_not_overflow(student: Student, reference: ModuleType) -
 
 @pytest.mark.part(NAME, points=1, requires="The row maximum over *permitted* entries is subtracted before ``exp``")
 def test_rows_far_apart(student: Student, reference: ModuleType) -> None:
-    """Rows whose scores differ by about 1e4 are each normalised on their own"""
+    """Each row is shifted by its own maximum over permitted keys (rows 1e4 apart; a large score on a blocked key)"""
     scores = probes.normal(331, 4, probes.NK)
     scores[1] += 1e4
     scores[2] -= 1e4
     _check(student, reference, scores)
+    # A blocked key holding the row's largest score must not take part in the shift.
+    scores = probes.normal(332, probes.NQ, probes.NK)
+    mask = probes.mixed_mask(333, probes.NQ, probes.NK)
+    scores[:3][~mask[:3]] += 1e4  # rows 3 and 4 keep ordinary scores: a global max differs
+    _check(student, reference, scores, mask=mask, what="the weights with a large score on a blocked key")
 
 
 @pytest.mark.part(NAME, points=1, requires="Blocked entries and ``-inf`` scores get weight exactly 0.0")
@@ -127,12 +132,14 @@ def test_all_masked_error_names_row(student: Student, reference: ModuleType) -> 
 
 @pytest.mark.part(NAME, points=1, requires="a temperature that is not a finite number > 0 raises ``ValueError``")
 def test_non_positive_temperature_raises(student: Student, reference: ModuleType) -> None:
-    """temperature <= 0 raises ValueError"""
+    """A temperature that is not a finite number > 0 (0, -1, inf, NaN) raises ValueError"""
     scores = probes.normal(391, probes.NQ, probes.NK)
     call(student, NAME, scores)  # must work on valid input first
-    for temperature in (0.0, -1.0):
+    for temperature, situation in ((0.0, "for a temperature <= 0"), (-1.0, "for a temperature <= 0"),
+                                   (np.inf, "for an infinite temperature"),
+                                   (np.nan, "for a temperature that is NaN")):
         expect_error(student, NAME, scores, temperature=temperature, errors=["ValueError"],
-                     situation="for a temperature <= 0")
+                     situation=situation)
 
 
 @pytest.mark.part(NAME, points=1, requires="The inputs are not modified.")

@@ -49,11 +49,18 @@ class CheckFailure(Exception):
 
 class CarriedForward(Exception):
     """A check's verdict "passed, carried forward": the function is right about how it uses
-    the student's own earlier functions, and only those are wrong (charged in their parts)."""
+    the student's own earlier functions, and only those are wrong (charged in their parts).
+    ``blocks`` names them; ``failure`` is the verdict without carry-forward, which stands
+    if none of them lost points in its own part (``carried_forward.transfer``); ``raised``:
+    what was carried forward is an error a block raised, not a wrong value."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, blocks: Sequence[str] = (),
+                 failure: CheckFailure | None = None, raised: bool = False) -> None:
         super().__init__(message)
         self.message = message
+        self.blocks = tuple(blocks)
+        self.failure = failure
+        self.raised = raised
 
 
 def fail(message: str, diagnosis: Diagnosis = None) -> None:

@@ -4,20 +4,35 @@
 ``attention_scores``, ``stable_softmax`` and ``attention_context``, and
 ``value_intervention``, ``self_attention`` and ``cross_attention`` from their own
 ``scaled_dot_product_attention``. When such a function disagrees with the reference,
-the checks recompute what the student's own building blocks give on the same inputs
-(in the sandbox, plain data only). If the function agrees with *that*, and a building
-block is what differs from the reference, the check passes "carried forward": the bug is
-charged once, in the part where it lives. A building block that raises the same error
-also carries forward (its own part pays for it), except an unimplemented stub
-(``NotImplementedError``): a function that cannot run without it cannot earn points either.
+the checks ask whether it does what the student's own building blocks give instead
+(in the sandbox, plain data only). If so, and a building block is what differs from the
+reference, the check passes "carried forward": the bug is charged once, in the part where
+it lives.
+
+Carried-forward credit moves a charge; it never creates points:
+
+* The composition is confirmed on *fresh* inputs (the check's inputs, perturbed; masks,
+  indices and dtypes kept): the building blocks are called on them first, then the
+  function, so no block can recognise the recheck by the inputs the function was just given.
+* A function whose result does not depend on its inputs (the same value on the check's and
+  the fresh inputs), or whose result cannot have the answer's shape, earns nothing by carry-forward.
+* A block that raises the same error carries it forward (its own part pays for it), except
+  an unimplemented stub (``NotImplementedError``): a function that cannot run without it
+  cannot earn points either.
+* After all checks ran, ``transfer`` keeps a carried-forward pass only if a block it names
+  actually lost points in its own part, on its own checks; otherwise the check fails as it
+  would have without carry-forward, and says why. A raised error is carried forward only
+  from a block that earned points of its own, or at least fails differently on different
+  inputs: one that raises one fixed error in every check runs no better than a stub.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,10 +40,14 @@ from autograder.grading.assertions import CarriedForward, CheckFailure
 from autograder.grading.student import Student, StudentError
 from autograder.results.result import CARRIED_FORWARD
 
+if TYPE_CHECKING:
+    from autograder.grading.plugin import CheckResult
+
 COMPONENTS = ("attention_scores", "stable_softmax", "attention_context")
 SDPA = "scaled_dot_product_attention"
 RTOL, ATOL = 1e-7, 1e-9  # float64: any correct formula agrees far closer (assertions.py)
 RTOL_F32, ATOL_F32 = 1e-4, 1e-5
+FRESH_NOISE = 0.5  # perturbation of a fresh input, relative to the array's RMS (1 if zero)
 
 
 def same(got: Any, want: Any) -> bool:
@@ -47,6 +66,42 @@ def same(got: Any, want: Any) -> bool:
     return type(got) is type(want) and got == want
 
 
+def shaped_like(got: Any, want: Any) -> bool:
+    """Whether ``got`` could be the answer ``want`` is: arrays of the same number of
+    dimensions, pairs of such arrays, dicts with the same keys. A block's bug may change
+    sizes (and is carried forward); a bare constant like ``np.zeros(1)`` cannot."""
+    if type(want) is np.ndarray:
+        return type(got) is np.ndarray and got.ndim == want.ndim
+    if type(want) in (tuple, list):
+        return (type(got) in (tuple, list) and len(got) == len(want)
+                and all(shaped_like(a, b) for a, b in zip(got, want, strict=True)))
+    if type(want) is dict:
+        return type(got) is dict and got.keys() == want.keys() and all(
+            shaped_like(got[k], want[k]) for k in want)
+    return True
+
+
+def fresh(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The same arrays perturbed (float arrays only; Boolean masks and integers are kept),
+    deterministically from their bytes, so a recheck is repeatable but shows no block an
+    input it has seen before."""
+    digest = hashlib.blake2b(digest_size=8)
+    for array in arrays:
+        digest.update(np.ascontiguousarray(array).tobytes())
+    rng = np.random.default_rng(int.from_bytes(digest.digest(), "little"))
+    out = []
+    for array in arrays:
+        array = np.asarray(array)
+        if array.dtype.kind != "f" or array.size == 0:
+            out.append(array.copy())
+            continue
+        finite = array[np.isfinite(array)]
+        rms = float(np.sqrt(np.mean(finite.astype(np.float64) ** 2))) if finite.size else 0.0
+        noise = rng.standard_normal(array.shape) * FRESH_NOISE * (rms or 1.0)
+        out.append((array + noise).astype(array.dtype))
+    return tuple(out)
+
+
 def named(functions: Sequence[str]) -> str:
     return " and ".join(f"`{name}`" for name in functions)
 
@@ -59,27 +114,47 @@ def carried_note(functions: Sequence[str], part: str) -> str:
             f"only in {named(functions)}")
 
 
+def carried(
+    failure: CheckFailure, functions: Sequence[str], part: str, raised: bool = False,
+) -> CarriedForward:
+    """The verdict "passed, carried forward from ``functions``" (``raised``: an error one of
+    them raised), keeping the failure the check stands on should ``transfer`` refuse it."""
+    return CarriedForward(carried_note(functions, part), blocks=tuple(functions),
+                          failure=failure, raised=raised)
+
+
 @dataclass(frozen=True)
 class Own:
-    """What the student's own building blocks give, and which of them differ."""
+    """What the student's own building blocks give on fresh inputs, which of them differ,
+    and what the graded function itself gives on those inputs."""
 
     value: Any  # the composed result (None when a block raised)
     wrong: tuple[str, ...]  # blocks that disagree with the reference on these inputs
     error: StudentError | None = None  # the error a block raised, if one did
     raised_by: str = ""
+    again: Any = None  # the graded function's own result on the fresh inputs
+    again_error: StudentError | None = None  # or the error it raised there
+    want: Any = None  # the reference's answer on the fresh inputs
 
 
 def _kwargs(mask: np.ndarray | None) -> dict:
     return {} if mask is None else {"mask": mask}
 
 
-def own_attention(
+def _attempt(call: Callable[[], Any]) -> tuple[Any, StudentError | None]:
+    try:
+        return call(), None
+    except StudentError as error:
+        return None, error
+
+
+def _blocks(
     student: Student, reference: ModuleType, Q: np.ndarray, K: np.ndarray, V: np.ndarray,
-    mask: np.ndarray | None = None,
+    mask: np.ndarray | None,
 ) -> Own:
-    """``(context, weights)`` from the student's own three blocks, which of them are wrong
-    (each judged on the same input the student's next block received), or the error one
-    raised."""
+    """``(context, weights)`` from the student's own three blocks on these inputs, which of
+    them are wrong (each judged on the input the student's next block received), or the
+    error one raised."""
     steps: list[tuple[str, Callable[[], Any], Callable[[], Any]]] = []
     values: dict[str, Any] = {}
     steps.append(("attention_scores", lambda: student.call("attention_scores", Q, K),
@@ -105,74 +180,196 @@ def own_attention(
     return Own((values["attention_context"], values["stable_softmax"]), tuple(wrong))
 
 
+def _reference(call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except Exception:  # noqa: BLE001 - e.g. a fresh all-masked row: no answer to compare
+        return None
+
+
+def own_attention(
+    student: Student, reference: ModuleType, Q: np.ndarray, K: np.ndarray, V: np.ndarray,
+    mask: np.ndarray | None = None,
+) -> Own:
+    """The student's three blocks, then their ``scaled_dot_product_attention``, on fresh
+    inputs shaped like ``Q``, ``K`` and ``V`` (the same mask)."""
+    Q, K, V = fresh(Q, K, V)
+    blocks = _blocks(student, reference, Q, K, V, mask)
+    again, again_error = _attempt(lambda: student.call(SDPA, Q, K, V, **_kwargs(mask)))
+    want = _reference(lambda: reference.scaled_dot_product_attention(Q, K, V, **_kwargs(mask)))
+    return replace(blocks, again=again, again_error=again_error, want=want)
+
+
 def own_intervention(
     student: Student, reference: ModuleType, Q: np.ndarray, K: np.ndarray, V: np.ndarray,
     index: int, new_value: np.ndarray, mask: np.ndarray | None = None,
 ) -> Own:
-    """The four arrays from the student's own ``scaled_dot_product_attention``, called
-    before and after the value row changes (as the reference does it)."""
+    """On fresh inputs: the four arrays from the student's own
+    ``scaled_dot_product_attention``, called before and after the value row changes (as the
+    reference does it), then their ``value_intervention``."""
+    Q, K, V, new_value = fresh(Q, K, V, np.asarray(new_value))
     after = np.array(V, copy=True)
-    after[..., index, :] = new_value
     try:
-        before_pair = student.call("scaled_dot_product_attention", Q, K, V, **_kwargs(mask))
-        after_pair = student.call("scaled_dot_product_attention", Q, K, after, **_kwargs(mask))
-    except StudentError as error:
-        return Own(None, ("scaled_dot_product_attention",), error, "scaled_dot_product_attention")
-    if not all(type(pair) in (tuple, list) and len(pair) == 2 for pair in (before_pair, after_pair)):
+        after[..., index, :] = new_value
+    except (IndexError, ValueError):  # the check's index is out of range: nothing to compose
         return Own(None, ())
-    right = same(tuple(before_pair), reference.scaled_dot_product_attention(Q, K, V, **_kwargs(mask)))
+    pairs, error = _attempt(lambda: (student.call(SDPA, Q, K, V, **_kwargs(mask)),
+                                     student.call(SDPA, Q, K, after, **_kwargs(mask))))
+    again, again_error = _attempt(lambda: student.call(
+        "value_intervention", Q, K, V, index, new_value, **_kwargs(mask)))
+    want = _reference(lambda: reference.value_intervention(Q, K, V, index, new_value, **_kwargs(mask)))
+    if error is not None:
+        return Own(None, (SDPA,), error, SDPA, again, again_error, want)
+    before_pair, after_pair = pairs
+    if not all(type(pair) in (tuple, list) and len(pair) == 2 for pair in (before_pair, after_pair)):
+        return Own(None, (), None, "", again, again_error, want)
+    right = same(tuple(before_pair),
+                 _reference(lambda: reference.scaled_dot_product_attention(Q, K, V, **_kwargs(mask))))
     return Own({
         "context_before": before_pair[0], "weights_before": before_pair[1],
         "context_after": after_pair[0], "weights_after": after_pair[1],
-    }, () if right else ("scaled_dot_product_attention",))
+    }, () if right else (SDPA,), None, "", again, again_error, want)
 
 
 def own_projected(
-    student: Student, reference: ModuleType, X_q: np.ndarray, X_kv: np.ndarray,
+    student: Student, reference: ModuleType, part: str, X_q: np.ndarray, X_kv: np.ndarray | None,
     W_q: np.ndarray, W_k: np.ndarray, W_v: np.ndarray, mask: np.ndarray | None = None,
 ) -> Own:
-    """``(context, weights)`` from the student's own ``scaled_dot_product_attention`` on the
-    right projections ``X_q @ W_q``, ``X_kv @ W_k`` and ``X_kv @ W_v`` (computed here, on
-    the trusted side), as ``self_attention`` (``X_q`` is ``X_kv``) and ``cross_attention``
-    should call it.
+    """On fresh inputs: ``(context, weights)`` from the student's own
+    ``scaled_dot_product_attention`` on the right projections ``X_q @ W_q``, ``X_kv @ W_k``
+    and ``X_kv @ W_v`` (computed here, on the trusted side), then the graded ``part``:
+    ``self_attention`` (``X_kv`` is None: the same X) or ``cross_attention``.
 
     The blame goes where the bug lives: when their SDPA is itself only carrying a bug of
     its own blocks forward (it gives what those blocks give, or raises their error), the
     blocks are named, not the SDPA, which keeps its points."""
-    X_q, X_kv, W_q, W_k, W_v = (np.asarray(x) for x in (X_q, X_kv, W_q, W_k, W_v))
+    if X_kv is None:
+        X, W_q, W_k, W_v = fresh(X_q, W_q, W_k, W_v)
+        X_q = X_kv = X
+        arguments: tuple[np.ndarray, ...] = (X, W_q, W_k, W_v)
+    else:
+        X_q, X_kv, W_q, W_k, W_v = fresh(X_q, X_kv, W_q, W_k, W_v)
+        arguments = (X_q, X_kv, W_q, W_k, W_v)
     Q, K, V = X_q @ W_q, X_kv @ W_k, X_kv @ W_v
-    try:
-        pair = student.call(SDPA, Q, K, V, **_kwargs(mask))
-    except StudentError as error:
-        blocks = own_attention(student, reference, Q, K, V, mask)
+    theirs = _blocks_of_sdpa(student, reference, Q, K, V, mask)
+    again, again_error = _attempt(lambda: student.call(part, *arguments, **_kwargs(mask)))
+    want = _reference(lambda: getattr(reference, part)(*arguments, **_kwargs(mask)))
+    return replace(theirs, again=again, again_error=again_error, want=want)
+
+
+def _blocks_of_sdpa(
+    student: Student, reference: ModuleType, Q: np.ndarray, K: np.ndarray, V: np.ndarray,
+    mask: np.ndarray | None,
+) -> Own:
+    """The student's SDPA on these inputs as a building block: its value, and whether the
+    SDPA or, behind it, one of its own blocks is what is wrong."""
+    pair, error = _attempt(lambda: student.call(SDPA, Q, K, V, **_kwargs(mask)))
+    if error is not None:
+        blocks = _blocks(student, reference, Q, K, V, mask)
         if blocks.error is not None and blocks.error.signature() == error.signature():
             return blocks
         return Own(None, (SDPA,), error, SDPA)
-    if same(pair, reference.scaled_dot_product_attention(Q, K, V, **_kwargs(mask))):
+    if same(pair, _reference(lambda: reference.scaled_dot_product_attention(Q, K, V, **_kwargs(mask)))):
         return Own(pair, ())
-    blocks = own_attention(student, reference, Q, K, V, mask)
+    blocks = _blocks(student, reference, Q, K, V, mask)
     if blocks.error is None and blocks.wrong and same(pair, blocks.value):
         return Own(pair, blocks.wrong)
     return Own(pair, (SDPA,))
 
 
-def settle(failure: CheckFailure, own: Own, part: str, agrees: Callable[[Any], bool]) -> None:
-    """After ``failure`` against the reference: raise ``CarriedForward`` when the result
-    agrees with the student's own (wrong) blocks, else ``failure``, its message naming the
-    block that raised when one did."""
+def settle(
+    failure: CheckFailure, own: Own, part: str, agrees: Callable[[Any, Any], bool],
+    first: Any = None,
+) -> None:
+    """After ``failure`` against the reference: raise ``CarriedForward`` when the graded
+    function, on the fresh inputs, does what the student's own (wrong) blocks do there
+    (``agrees(its result, the blocks' result)``) and its result depends on its inputs (it
+    differs from ``first``, its result on the check's own inputs); else ``failure``, its
+    message naming the block that raised when one did."""
     if own.error is not None:
         if own.error.is_a("NotImplementedError"):
             raise CheckFailure(f"{failure.message} It needs your `{own.raised_by}`, which is not "
                                "implemented yet.", failure.diagnosis, failure.student_error) from None
         if failure.student_error is None:  # it did not raise: a block's error is not the cause
             raise failure
-        if own.error.kind == "raised" and (
-            failure.student_error.signature() == own.error.signature()
+        if own.error.kind == "raised" and own.again_error is not None and (
+            own.again_error.signature() == own.error.signature()
         ):
-            raise CarriedForward(carried_note([own.raised_by], part)) from None
+            # A block given another block's wrong result may raise: the wrong one is the cause.
+            raise carried(failure, [*own.wrong, own.raised_by], part, raised=True) from None
         raise CheckFailure(f"{failure.message} The cause is in your `{own.raised_by}`: "
                            f"{own.error.describe()}.", failure.diagnosis,
                            failure.student_error) from None
-    if own.value is not None and own.wrong and agrees(own.value):
-        raise CarriedForward(carried_note(own.wrong, part)) from None
+    if (own.value is not None and own.wrong and own.again_error is None
+            and own.again is not None and agrees(own.again, own.value)
+            and (own.want is None or shaped_like(own.again, own.want))
+            and not (first is not None and same(first, own.again))):
+        raise carried(failure, own.wrong, part) from None
     raise failure
+
+
+# ------------------------------------------------------------ after all checks
+
+
+NOT_CARRIED = ("This is not carried forward: your {blocks} {verb} all of {its} own checks, "
+               "so the difference is charged here.")
+NEVER_RUNS = ("This is not carried forward: your {blocks} {verb} every one of {its} own checks, "
+              "and a function cannot earn points through a building block that never works.")
+
+
+def transfer(results: Iterable[CheckResult], order: Sequence[str]) -> list[CheckResult]:
+    """Keep a carried-forward pass only where a block it names, or a block behind it (one
+    that block itself carries forward from), lost points in its own part; the note names
+    those blocks. Parts are taken in ``order`` (building blocks before the functions that
+    use them). Any other carried-forward pass becomes the failure it stood on."""
+    results = list(results)
+    rank = {part: index for index, part in enumerate(order)}
+    positions = sorted(range(len(results)), key=lambda i: rank.get(results[i].part, len(rank)))
+    for index in positions:
+        check = results[index]
+        if not check.carried_from or check.instead is None:
+            continue
+        losers = _culprits(results, check.carried_from)
+        working = tuple(block for block in losers if not check.carried_error
+                        or _earned_points(results, block) or _computes(results, block))
+        if working:
+            if working != check.carried_from:
+                results[index] = replace(check, message=carried_note(working, check.part),
+                                         carried_from=working)
+            continue
+        blocks = losers or check.carried_from
+        plural = len(blocks) > 1
+        template, verbs = (NEVER_RUNS, ("fails", "fail")) if losers else (NOT_CARRIED, ("passes", "pass"))
+        note = template.format(blocks=named(blocks), verb=verbs[plural], its="their" if plural else "its")
+        results[index] = replace(check.instead, message=f"{check.instead.message} {note}")
+    return results
+
+
+def _culprits(results: Sequence[CheckResult], blocks: Sequence[str]) -> tuple[str, ...]:
+    """The blocks that lost points, following a block that kept them because it only carries
+    a bug of its own blocks forward (already settled: it comes earlier in the order)."""
+    found: list[str] = []
+    for block in blocks:
+        if _lost_points(results, block):
+            behind: Sequence[str] = (block,)
+        else:
+            behind = [name for check in results if check.part == block
+                      for name in check.carried_from if _lost_points(results, name)]
+        found += [name for name in behind if name not in found]
+    return tuple(found)
+
+
+def _lost_points(results: Sequence[CheckResult], part: str) -> bool:
+    return any(check.part == part and check.points < check.max_points for check in results)
+
+
+def _earned_points(results: Sequence[CheckResult], part: str) -> bool:
+    return any(check.part == part and check.points > 0 for check in results)
+
+
+def _computes(results: Sequence[CheckResult], part: str) -> bool:
+    """Whether a block that fails every check at least fails differently on different
+    inputs (a shape error that names the shapes): it computes something, as a stub that
+    raises one fixed error does not."""
+    return len({check.student_error for check in results
+                if check.part == part and check.student_error is not None}) > 1

@@ -28,6 +28,11 @@ MISCONCEPTIONS: dict[str, str] = {
         "You subtract one maximum over the whole array instead of each row's own maximum: "
         "rows whose scores are far below the global maximum underflow to 0/0 = NaN."
     ),
+    "softmax_max_includes_masked": (
+        "Each row's maximum is taken over all its entries, blocked ones included: a large score "
+        "on a blocked key pushes every permitted exp() to 0, and 0/0 = NaN. Subtract the "
+        "maximum over the permitted entries only."
+    ),
     "softmax_missing_keepdims": (
         "A row statistic (max or sum) lost its axis, so it was broadcast along the wrong axis. "
         "Use keepdims=True when reducing over the last axis."
@@ -256,6 +261,10 @@ def softmax_signatures(
             codes.append("softmax_overflow")
         elif global_max is not None and np.isnan(global_max).any() and _same(got, global_max):
             codes.append("softmax_global_max")
+        elif allowed is not None and _same(got, _guard(lambda: _naive_softmax(
+                s / temperature, allowed,
+                shift=np.max(np.where(np.isfinite(s), s, -np.inf), axis=-1, keepdims=True) / temperature))):
+            codes.append("softmax_max_includes_masked")
         elif (
             type(got) is np.ndarray and got.dtype.kind == "f" and not np.isfinite(got).all()
             and np.nanmax(np.abs(finite / temperature)) > 80  # exp() overflows float32 from ~88

@@ -41,6 +41,11 @@ class CheckResult:
     diagnoses: tuple[str, ...] = ()
     student_error: tuple[str, str, str] | None = None
     internal: str = field(default="", compare=True)
+    # A pass carried forward: the building blocks it names, and the verdict without it
+    # (what stands if none of them lost points in its own part: carried_forward.transfer).
+    carried_from: tuple[str, ...] = ()
+    instead: CheckResult | None = None
+    carried_error: bool = False  # what was carried forward is an error a block raised
 
 
 class CheckPlugin:
@@ -127,7 +132,9 @@ def verdict(common: dict[str, Any], exc: BaseException | None) -> CheckResult:
     if exc is None:
         return CheckResult(**common, points=max_points, status="passed")
     if isinstance(exc, CarriedForward):
-        return CheckResult(**common, points=max_points, status="passed", message=exc.message)
+        instead = verdict(common, exc.failure) if exc.failure is not None else None
+        return CheckResult(**common, points=max_points, status="passed", message=exc.message,
+                           carried_from=exc.blocks, instead=instead, carried_error=exc.raised)
     if isinstance(exc, CheckFailure):
         error = exc.student_error.signature() if exc.student_error else None
         return CheckResult(

@@ -145,8 +145,11 @@ def run_checks(
 
 
 def _in_part_order(results: list[CheckResult]) -> list[CheckResult]:
+    """In the spec's part order, carried-forward passes kept only where a block lost points."""
+    from autograder.grading.carried_forward import transfer
+
     order = {part: index for index, part in enumerate(SPEC.function_parts)}
-    return sorted(results, key=lambda r: order.get(r.part, len(order)))
+    return sorted(transfer(results, SPEC.function_parts), key=lambda r: order.get(r.part, len(order)))
 
 
 @contextlib.contextmanager

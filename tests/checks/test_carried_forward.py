@@ -35,8 +35,10 @@ def test_a_scores_bug_is_charged_in_attention_scores_only():
         assert scores[part].points == scores[part].max_points, scores[part].messages
     assert any(m.startswith("carried forward from `attention_scores`")
                for m in scores["scaled_dot_product_attention"].messages)
-    assert any("carried forward from `scaled_dot_product_attention`" in m
-               for m in scores["value_intervention"].messages)
+    # Their SDPA keeps its points (it only carries the bug forward), so the note on the
+    # intervention names where the bug lives, not the function it calls.
+    assert any("carried forward from `attention_scores`" in m
+               for m in scores["value_intervention"].messages), scores["value_intervention"].messages
 
 
 def test_an_unimplemented_block_costs_the_parts_that_cannot_run_without_it():
@@ -134,3 +136,89 @@ def test_self_and_cross_attention_cannot_run_without_an_implemented_block(stub, 
         assert scores[part].points == 0
         assert any(f"needs your `{missing}`, which is not implemented yet" in m
                    for m in scores[part].messages), scores[part].messages
+
+
+# ---------------------------------------------- carried forward is a transfer, never a gift
+
+UNDONE = ("scaled_dot_product_attention", "self_attention", "cross_attention", "value_intervention")
+STUBS = {
+    "not implemented": "raise NotImplementedError()",
+    "raises": 'raise ValueError("not done")',
+    "constant": "return np.zeros(1)",
+}
+SIGNATURES = {
+    "scaled_dot_product_attention": "Q, K, V, mask=None, scale=None, temperature=1.0",
+    "self_attention": "X, W_q, W_k, W_v, mask=None",
+    "cross_attention": "X_q, X_kv, W_q, W_k, W_v, mask=None",
+    "value_intervention": "Q, K, V, index, new_value, mask=None",
+}
+
+
+def _stubs(body: str, record: str = "") -> str:
+    return "\n".join(f"def {name}({SIGNATURES[name]}):\n"
+                     + (f"    {record}\n" if record and name == UNDONE[0] else "")
+                     + f"    {body}\n" for name in UNDONE)
+
+
+# attention_scores is right on its own checks, but raises the stubs' error whenever it is
+# handed the Q and K the SDPA was given (the issue's attack), or once the SDPA was called.
+RECOGNISES_THE_RECHECK = _stubs(STUBS["raises"], record="_SEEN.append(np.array(Q, copy=True))") + \
+    """
+_SEEN = []
+_right_scores = attention_scores
+def attention_scores(Q, K, scale=None):
+    if any(seen.shape == np.shape(Q) and np.array_equal(seen, Q) for seen in _SEEN):
+        raise ValueError("not done")
+    return _right_scores(Q, K, scale=scale)
+"""
+REMEMBERS_THE_CALL = _stubs(STUBS["raises"], record="_SEEN.append(1)") + """
+_SEEN = []
+_right_scores = attention_scores
+def attention_scores(Q, K, scale=None):
+    if _SEEN:
+        raise ValueError("not done")
+    return _right_scores(Q, K, scale=scale)
+"""
+
+
+def _total(scores) -> float:
+    return sum(score.points for score in scores.values())
+
+
+@pytest.fixture(scope="module")
+def honest_stubs_total():
+    return _total(grade_source(override_source(_stubs(STUBS["not implemented"]))))
+
+
+@pytest.mark.parametrize("source", [
+    _stubs(STUBS["raises"]), _stubs(STUBS["constant"]), RECOGNISES_THE_RECHECK, REMEMBERS_THE_CALL,
+], ids=["raising-stubs", "constant-stubs", "scores-recognises-the-recheck", "scores-remembers-the-call"])
+def test_unwritten_functions_earn_nothing_by_carry_forward(source, honest_stubs_total):
+    scores = grade_source(override_source(source))
+    for part in UNDONE:
+        assert scores[part].points == 0, (part, scores[part].messages)
+        assert not any(m.startswith("carried forward") for m in scores[part].messages), scores[part].messages
+    assert _total(scores) <= honest_stubs_total
+
+
+def test_a_carried_pass_whose_block_kept_its_points_says_why_it_is_not_carried():
+    scores = grade_source(override_source(RECOGNISES_THE_RECHECK))
+    assert scores["attention_scores"].points == scores["attention_scores"].max_points
+    assert any("This is not carried forward: your `attention_scores` passes all of its own checks"
+               in m for m in scores["self_attention"].messages), scores["self_attention"].messages
+
+
+def test_a_block_that_fails_differently_on_every_input_still_carries_its_error():
+    """Missing keepdims makes every softmax call raise a shape error naming the shapes: an
+    honest bug that computes something, charged in `stable_softmax` only."""
+    scores = grade_source(override_source('''
+def stable_softmax(scores, mask=None, temperature=1.0):
+    scores = np.asarray(scores, dtype=float)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    exps = np.exp(scores - scores.max(axis=-1))  # BUG: no keepdims
+    return exps / exps.sum(axis=-1, keepdims=True)
+'''))
+    assert scores["stable_softmax"].points < scores["stable_softmax"].max_points
+    sdpa = scores["scaled_dot_product_attention"]
+    assert any(m.startswith("carried forward from `stable_softmax`") for m in sdpa.messages), sdpa.messages
