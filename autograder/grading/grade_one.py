@@ -226,6 +226,9 @@ def grade_submission(
             provenance = check_provenance(
                 report, student, student_id=submission.student, cohort=cohort,
                 failed_functions={score.part for score in scores if score.points == 0},
+                charged_functions={score.part for score in scores
+                                   if score.points < score.max_points
+                                   or any(check.carried_from for check in score.checks)},
             )
             cell_notes = _cell_notes(submission, student.report)
             notes += cell_notes

@@ -187,12 +187,16 @@ def check_provenance(
     student_id: str | None,
     cohort: str | None = None,
     failed_functions: Collection[str] = (),
+    charged_functions: Collection[str] | None = None,
 ) -> Provenance:
     """Rebuild every section the verifier gave points to with the student's functions
     (``student.call``) and compare it with the file; never raises for the student's doing.
 
     ``failed_functions``: function parts that scored 0 on the hidden checks; a section
-    they reproduce keeps its points but is flagged for review."""
+    they reproduce keeps its points but is flagged for review. ``charged_functions``: the
+    function parts that lost points or carry a bug of their blocks forward; a failed section
+    is carried forward only from such a function (a transfer of a charge, never a gift);
+    None: not known, every function counts."""
     sections = at_stake(report)
     candidates = carry_candidates(report)
     if report.data is None or not (sections or candidates):
@@ -226,7 +230,8 @@ def check_provenance(
     # functions compute other numbers keeps its points when the file holds exactly those
     # numbers (the functions' bugs are charged in their own parts, once).
     carried = tuple(section for section in candidates
-                    if _reproduce(section, report.data[section], api, inputs) is None)
+                    if (charged_functions is None or set(USES[section]) & set(charged_functions))
+                    and _reproduce(section, report.data[section], api, inputs) is None)
     return Provenance(tuple(findings), tuple(sections), calls, time.monotonic() - started,
                       carried)
 

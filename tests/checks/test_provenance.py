@@ -369,3 +369,20 @@ def test_a_correct_submission_is_not_flagged_by_its_scores():
     report, provenance = grade(reference_source(), REFERENCE_FILE,
                                failed_functions=zero_parts(reference_source()))
     assert provenance.findings == ()
+
+
+def test_a_section_is_carried_forward_only_from_a_function_that_was_charged():
+    """Issue 25: carried forward moves a charge. The honest file of a scaling bug keeps its
+    sections only while the functions behind them lost points (or carry that bug forward);
+    with nothing charged, the same numbers are not carried."""
+    source = CASES["scores_unscaled"].source
+    data = honest_file(source)
+    report = verify_evidence(json.dumps(data).encode(), student_id=STUDENT, cohort=COHORT)
+    student = InProcessStudent(source)
+    charged = check_provenance(report, student, student_id=STUDENT, cohort=COHORT,
+                               charged_functions={"attention_scores", "scaled_dot_product_attention"})
+    assert "hand_example" in charged.carried
+    uncharged = check_provenance(report, student, student_id=STUDENT, cohort=COHORT,
+                                 charged_functions=set())
+    assert uncharged.carried == ()
+    assert evidence_part(report, uncharged).points < evidence_part(report, charged).points
