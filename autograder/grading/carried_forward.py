@@ -67,11 +67,11 @@ def same(got: Any, want: Any) -> bool:
 
 
 def shaped_like(got: Any, want: Any) -> bool:
-    """Whether ``got`` could be the answer ``want`` is: arrays of the same number of
+    """Whether ``got`` could be the answer ``want`` is: arrays with at least its number of
     dimensions, pairs of such arrays, dicts with the same keys. A block's bug may change
-    sizes (and is carried forward); a bare constant like ``np.zeros(1)`` cannot."""
+    sizes, even add an axis (and is carried forward); a bare ``np.zeros(1)`` cannot be it."""
     if type(want) is np.ndarray:
-        return type(got) is np.ndarray and got.ndim == want.ndim
+        return type(got) is np.ndarray and got.ndim >= want.ndim
     if type(want) in (tuple, list):
         return (type(got) in (tuple, list) and len(got) == len(want)
                 and all(shaped_like(a, b) for a, b in zip(got, want, strict=True)))
