@@ -8,7 +8,11 @@ provisional points and is always sent to a human: never a silent zero, never
 silent full marks. A recognised topic in text that is not mostly real sentences
 about attention (a keyword stuffed into unrelated text, a keyword list, a word
 salad, one sentence repeated) is sent to a human with provisional points too:
-see ``prose_signals``.
+see ``prose_signals``. So is text that is not the student's own words about
+attention (``own_words_findings``): text that largely repeats the notebook's own
+sentences (``notebook_echo``), that states the opposite of what the lecture shows
+about attention weights, cost or masks (``lecture_claims``), or that makes no
+concrete claim at all (``vacuous_finding``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from autograder.evidence import lecture_claims, notebook_echo
 from autograder.evidence.report import (
     LIMITATION_POINTS,
     LIMITATION_REVIEW_POINTS,
@@ -360,6 +365,136 @@ def prose_finding(text: str) -> Finding | None:
     ), severity="review")
 
 
+# --- Is it the student's own words, and does it say something the lecture allows? ----------
+# Three checks on text that could otherwise earn full points silently (issue 25): a limitation
+# that largely repeats the notebook's own sentences (``notebook_echo``), one that states the
+# opposite of what the lecture shows (``lecture_claims``), and one that makes no concrete claim.
+# Each sends the text to a person with provisional points, never to a silent zero.
+
+OWN_WORDS_CODES = ("limitation_copied", "limitation_contradicts", "limitation_vacuous",
+                   "limitation_not_compared")
+# Words too general to be a claim about attention on their own (they are domain words, but
+# "attention has limitations that matter" says nothing).
+GENERIC_WORDS = frozenset("""
+attention attend attends attending attended limitation limitations limit limits limited model
+models mechanism mechanisms important
+""".split())
+# Phrases that fill a text without saying anything: "has some limitations", "in some
+# situations", "should be considered carefully", "like any method".
+FILLER_PHRASES = tuple(re.compile(p, re.IGNORECASE) for p in (
+    r"\b(?:has|have|had) (?:some|several|many|certain|a few|a lot of|its|their|real|serious|"
+    r"important) (?:\w+ )?(?:limitations?|drawbacks?|problems?|issues?|weaknesses|disadvantages|"
+    r"shortcomings)\b",
+    r"\bin (?:some|certain|many|various|specific|particular|different|most|all) (?:situations?|"
+    r"cases?|contexts?|scenarios?|circumstances|settings?|applications?)\b",
+    r"\b(?:should|must|need to|needs to|has to|have to) be (?:\w+ )?(?:considered|taken into "
+    r"account|kept in mind|thought about|handled|used|treated|addressed)(?: (?:very )?(?:carefully|"
+    r"with care|seriously))?\b",
+    r"\bnot (?:always )?perfect\b",
+    r"\bit (?:all )?depends\b",
+    r"\b(?:can|could|may|might) (?:\w+ )?(?:matter|be (?:a )?(?:problem|problematic|an issue|"
+    r"limiting|important)|cause (?:problems|issues))\b",
+    r"\b(?:be|is|are|being) (?:\w+ )?(?:careful|aware|cautious|mindful)\b",
+    r"\b(?:pros and cons|advantages and disadvantages|strengths and weaknesses)\b",
+    r"\b(?:like|as with) (?:every|any|all|other) (?:\w+ )?(?:methods?|techniques?|tools?|"
+    r"approach(?:es)?|technolog(?:y|ies)|models?)\b",
+    r"\b(?:when|whenever|if) (?:we|you|they|people|one|someone) (?:\w+ )?(?:use|uses|using|"
+    r"apply|applies)\b",
+))
+_FILLER = re.compile("|".join(f"(?:{p.pattern})" for p in FILLER_PHRASES), re.IGNORECASE)  # one pass
+# Calibrated on tests/evidence/limitation_corpus.py (margins in tests/evidence/test_limitation.py):
+# every sound limitation names at least 5 distinct specific words and has at most 8% filler;
+# the vacuous ones name at most 2, or are 24% or more filler.
+MIN_CONCRETE_WORDS = 3  # fewer distinct specific domain words: no concrete claim
+MAX_FILLER_SHARE = 0.2  # more of the letters in filler phrases...
+MIN_CONCRETE_WITH_FILLER = 5  # ...and fewer specific words than this: generic filler
+_QUOTE_CHARS = 80
+
+
+def concrete_words(text: str) -> list[str]:
+    """The distinct specific words of ``text``: content words from the vocabulary of attention,
+    models and their cost (``DOMAIN_PREFIXES``), except the generic ``GENERIC_WORDS``."""
+    return sorted({w for w in _tokens(text)
+                   if w not in FUNCTION_WORDS and w not in GENERIC_WORDS and _is_domain(w)})
+
+
+def filler_share(text: str) -> float:
+    """The share of the letters of ``text`` inside ``FILLER_PHRASES``."""
+    letters = sum(map(str.isalpha, text))
+    filler = sum(sum(map(str.isalpha, m.group())) for m in _FILLER.finditer(text))
+    return filler / letters if letters else 0.0
+
+
+def _excerpt(text: str, limit: int = _QUOTE_CHARS) -> str:
+    text = " ".join(text.split()).rstrip(" .")
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "..."
+
+
+def copied_finding(text: str) -> Finding | None:
+    """A review finding when ``text`` largely repeats the release notebook's sentences."""
+    try:
+        echo = notebook_echo.echo(text)
+    except notebook_echo.NotebookUnavailable as error:
+        return Finding(
+            code="limitation_not_compared", part="limitation", layer="limitation",
+            pointer=POINTER, severity="review", ta_note=str(error),
+            message="the grader could not compare the limitation with the notebook's own text "
+                    "(its copy of the notebook could not be read)" + _PROVISIONAL)
+    if not echo.copied:
+        return None
+    return _finding("limitation_copied", (
+        f"your limitation repeats the notebook's sentence '{notebook_echo.quote(echo.sentence)}' "
+        f"({echo.copied_share:.0%} of its words are the notebook's); write it in your own words"
+        + _PROVISIONAL
+    ), severity="review")
+
+
+def contradiction_finding(text: str) -> Finding | None:
+    """A review finding when ``text`` states the opposite of a claim of the lecture."""
+    found = lecture_claims.contradictions(text)
+    if not found:
+        return None
+    first = found[0]
+    return _finding("limitation_contradicts", (
+        f"your limitation states that {first.claim.stated} (\"{_excerpt(first.excerpt)}\"), but "
+        f"the lecture shows that {first.claim.lecture}" + _PROVISIONAL
+    ), severity="review")
+
+
+def vacuous_finding(text: str) -> Finding | None:
+    """A review finding when ``text`` makes no concrete claim about attention."""
+    concrete = concrete_words(text)
+    filler = filler_share(text)
+    if len(concrete) >= MIN_CONCRETE_WORDS and not (
+            filler >= MAX_FILLER_SHARE and len(concrete) < MIN_CONCRETE_WITH_FILLER):
+        return None
+    quoted = [f"'{w}'" for w in concrete]
+    named = " and ".join(filter(None, (", ".join(quoted[:-1]), *quoted[-1:])))
+    noticed = ("it names nothing specific" if not concrete else
+               f"its only specific word is {named}" if len(concrete) == 1 else
+               f"its only specific words are {named}")
+    if filler >= MAX_FILLER_SHARE:
+        example = " ".join(next(_FILLER.finditer(text)).group().split())
+        noticed += f", and {filler:.0%} of it is general phrases such as '{example}'"
+    return _finding("limitation_vacuous", (
+        f"the limitation makes no concrete claim about attention ({noticed}); say what goes wrong "
+        "and why" + _PROVISIONAL
+    ), severity="review")
+
+
+def own_words_findings(text: str, words: int, judge_vacuity: bool) -> list[Finding]:
+    """Review findings for text that is not the student's own, contradicts the lecture, or says
+    nothing concrete. The statistics (copying, vacuity) need ``MIN_WORDS`` words; vacuity is
+    judged only when asked (where a topic was recognised in prose: otherwise a person reads
+    the text already, and a finding says why)."""
+    found = [contradiction_finding(text)]
+    if words >= MIN_WORDS:
+        found.insert(0, copied_finding(text))
+        if judge_vacuity:
+            found.append(vacuous_finding(text))
+    return [finding for finding in found if finding is not None]
+
+
 def judge_limitation(value: object) -> LimitationResult:
     """Points, review flag and findings for the ``limitation`` value of an evidence file."""
     if not isinstance(value, str):
@@ -431,9 +566,17 @@ def judge_limitation(value: object) -> LimitationResult:
     # A keyword can carry stuffing or gibberish: when a topic was recognised, check that the
     # text is mostly real sentences about attention. (With no topic, too few words or repeated
     # words, a human reads it already; the statistics need MIN_WORDS words.)
+    prose = None
     if topic is not None and len(words) >= MIN_WORDS and not repetitive:
         prose = prose_finding(text)
         if prose is not None:
             findings.append(prose)
             points, review = min(points, LIMITATION_REVIEW_POINTS), True
+    # Is it the student's own words, and a claim the lecture allows? (Vacuity only for prose
+    # with a recognised topic: otherwise a finding above already sends it to a person.)
+    own = own_words_findings(text, len(words), topic is not None and not repetitive
+                             and prose is None)
+    if own:
+        findings.extend(own)
+        points, review = min(points, LIMITATION_REVIEW_POINTS), True
     return LimitationResult(points, review, findings, topic)

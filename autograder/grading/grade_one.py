@@ -112,6 +112,7 @@ def _import_and_collect() -> None:
 
     import autograder.evidence  # noqa: F401  (jsonschema)
     import solutions  # noqa: F401
+    from autograder.evidence.notebook_echo import release_index
     from autograder.grading.cells import release_locked_cells
     from autograder.grading.runner import collect_checks
     from autograder.results import feedback_page as report  # noqa: F401  (jinja2)
@@ -119,6 +120,7 @@ def _import_and_collect() -> None:
     torch.set_num_threads(1)  # one grading process per core; no thread pool to fork
     collect_checks()
     release_locked_cells()
+    release_index()  # the notebook's sentences a limitation must not repeat (read once)
     SPEC.grading_key  # noqa: B018  (hashed once, before the grading processes fork)
 
 

@@ -82,6 +82,7 @@ class Expect:
     messages: dict[str, str] = field(default_factory=dict)
     reason: str = ""  # regular expression the reason must match (ungradable)
     unsure: tuple[str, ...] = ()  # parts whose points are not specified (but explained)
+    reviewed: tuple[str, ...] = ()  # parts a person must look at (``needs_review``, theirs and the result's)
 
 
 Build = Callable[[Path, str, Context], None]
@@ -460,6 +461,9 @@ def strip_metadata(folder: Path, student: str, ctx: Context) -> None:
 
 SOFTMAX_LOST = CALLERS["stable_softmax"]
 SOFTMAX_ONLY = ("stable_softmax",)  # wrong values: carried forward, charged once
+# A softmax that returns zeros whatever its scores makes its callers' results constant too:
+# nothing is carried forward from it (issue 25), so they lose points as well.
+CONSTANT_SOFTMAX = CALLERS["stable_softmax"]
 # Every submission's evidence file is the reference's (write_submission): code that does not
 # compute those numbers loses the sections it does not reproduce (autograder.grading.provenance).
 NOT_REPRODUCED = ("evidence",)
@@ -549,7 +553,7 @@ HOSTILE: list[Hostile] = [
         "monkeypatch_numpy",
         "np.allclose/array_equal/isclose/testing patched, stable_softmax returns zeros",
         replace_function("stable_softmax", MONKEYPATCH_NUMPY),
-        Expect(zero=("stable_softmax",), lost=SOFTMAX_ONLY + NOT_REPRODUCED),
+        Expect(zero=("stable_softmax",), lost=CONSTANT_SOFTMAX + NOT_REPRODUCED),
     ),
     Hostile(
         "monkeypatch_builtins",
@@ -561,7 +565,7 @@ HOSTILE: list[Hostile] = [
         "lying_array",
         "stable_softmax returns an ndarray subclass whose == is always True",
         replace_function("stable_softmax", LYING_ARRAY),
-        Expect(zero=("stable_softmax",), lost=SOFTMAX_ONLY + NOT_REPRODUCED),
+        Expect(zero=("stable_softmax",), lost=CONSTANT_SOFTMAX + NOT_REPRODUCED),
     ),
     # ---- reading what the grader knows
     Hostile(
@@ -822,6 +826,16 @@ def _control_id(label: str, neighbour: str) -> str:
 from hostile_sandbox_cases import SANDBOX_CASES  # noqa: E402  (it builds on the blocks above)
 
 HOSTILE.extend(SANDBOX_CASES)
+
+# Carried-forward credit without work (issue 25): the stubs, and the attacks beside them.
+from hostile_credit_cases import CREDIT_CASES  # noqa: E402
+
+HOSTILE.extend(CREDIT_CASES)
+
+# Limitations that are not the student's own words about attention (issue 25).
+from hostile_limitation_cases import LIMITATION_CASES  # noqa: E402
+
+HOSTILE.extend(LIMITATION_CASES)
 
 # Controls: graded with the hostile ones, then each alone (student id -> build).
 CONTROLS: dict[str, Build] = {

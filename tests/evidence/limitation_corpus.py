@@ -327,3 +327,164 @@ HOSTILE: dict[str, str] = {
         "context of the window of the position of the padding of the residual of the heads."
     ),
 }
+
+# --- Not the student's own words about attention (issue 25) ---------------------------------
+# Each must go to a person with provisional points (never silent full marks, never a zero).
+
+# Text from the release notebook, word for word. The tests check that each really is there.
+COPIED: dict[str, str] = {
+    "closing cell caution": (
+        "And one caution: attention weights alone are not causal explanations. Your value "
+        "intervention showed that the weights do not say how much a key changed the output; that "
+        "depends on the values too, and in a real model on residual paths and later layers."
+    ),
+    "closing cell first idea": (
+        "Attention is query-dependent weighted retrieval. A query is compared with every key, a "
+        "stable softmax turns the scores into weights over the available keys, and the output is "
+        "the weighted average of their values."
+    ),
+    "section 12 bullet: guaranteed retrieval": (
+        "guaranteed retrieval: a key is retrieved only if its score stands out. In the cell below "
+        "the first key is always reachable, but when nothing singles it out its weight shrinks "
+        "like 1 / T."
+    ),
+    "section 12 bullet: perfect reasoning": (
+        "perfect reasoning: one layer gives each query one weighted average per head; combining "
+        "several facts takes more layers, and training decides whether they learn to."
+    ),
+    "section 12 bullet: unlimited context": (
+        "In self-attention the last query is compared with the first key directly: a query "
+        "reaches a distant key within one dense layer. unlimited context: T is bounded by the "
+        "memory the T² pairs need and by the lengths seen in training."
+    ),
+    "section 11 heatmap": (
+        "A heatmap alone does not tell you how much a key mattered for the output: that depends "
+        "on the values too (and, in a real model, on residual paths and later layers)."
+    ),
+}
+
+# The same, lightly edited: a few words changed, dropped or added, the order kept.
+EDITED_COPIES: dict[str, str] = {
+    "closing cell caution, edited": (
+        "One caution: attention weights by themselves are not causal explanations. The value "
+        "intervention showed that weights do not tell how much a key changed the output; this "
+        "depends on the values as well, and in a real model on the residual paths and the later "
+        "layers."
+    ),
+    "closing cell caution, reworded in places": (
+        "A caution is that the attention weights alone are not causal explanations. My value "
+        "intervention showed the weights do not say how much each key changed an output, since "
+        "that depends on the values too and, in real models, on residual paths and on later "
+        "layers."
+    ),
+    "section 12 retrieval, edited": (
+        "There is no guaranteed retrieval: a key is only retrieved if its score stands out from "
+        "the rest. In the notebook the first key was always reachable, but when nothing singled "
+        "it out, its weight shrank like 1/T as the sequence grew."
+    ),
+    "section 12 cost, edited": (
+        "Dense attention computes one score for every query and key pair, per head and per "
+        "sequence in the batch. For self-attention over T tokens that means T squared entries per "
+        "head, so doubling T quadruples them. Fused kernels avoid storing the matrix, but not "
+        "computing the pairs."
+    ),
+}
+
+# Sound-looking limitations that assert the opposite of the lecture.
+CONTRADICTING: dict[str, str] = {
+    "weights are a faithful causal explanation": (
+        "Attention weights are a faithful causal explanation of the output: the key with the "
+        "largest weight is the one the model relied on, so the only limitation is that heatmaps "
+        "become hard to read for long inputs."
+    ),
+    "weights show which input caused the output": (
+        "The heatmap of the weights shows exactly which input token caused the output, but with "
+        "many heads and layers there are so many heatmaps that reading all of them takes a long "
+        "time."
+    ),
+    "a high weight means the token caused it": (
+        "A high attention weight on a token means that the token caused the prediction. The "
+        "limitation is that a softmax over thousands of tokens gives every weight a tiny value, "
+        "so the plots get hard to see."
+    ),
+    "no cost growth": (
+        "The cost of attention does not grow with the sequence length, because every query is "
+        "handled in parallel on the GPU; the real limitation is that the weights are hard to "
+        "interpret for a human reader."
+    ),
+    "doubling only doubles": (
+        "Doubling the sequence length only doubles the number of scores, so long documents are "
+        "fine in principle; the limitation is that the context window of a trained model is "
+        "still fixed by its positional encoding."
+    ),
+    "masks are not needed": (
+        "Masks are not needed in practice, because the softmax already gives padded tokens a "
+        "small weight; the real limitation of attention is that it needs a lot of training data "
+        "to learn useful patterns."
+    ),
+    "zero score gives zero weight": (
+        "A zero score gives zero weight, so keys that do not match the query are ignored; the "
+        "limitation is that keys with slightly positive scores still dilute the context vector of "
+        "the query."
+    ),
+}
+
+# The same claims, negated or reported: what the lecture says. No finding, full points.
+AGREEING: dict[str, str] = {
+    "weights are NOT a faithful causal explanation": (
+        "Attention weights are NOT a faithful causal explanation of the output: the key with the "
+        "largest weight need not be the one the model relied on, because the values and the later "
+        "layers shape the result too."
+    ),
+    "tempting, but not": (
+        "It is tempting to read attention weights as a faithful explanation of a prediction, but "
+        "they are not: changing a value row moves the output without changing any weight, so the "
+        "weights alone cannot say what mattered."
+    ),
+    "weights do not show which input caused it": (
+        "The heatmap of the weights does not show which input token caused the output, because "
+        "the same weights can produce very different outputs when the value vectors change, as the "
+        "value intervention shows."
+    ),
+    "the cost grows": (
+        "The cost of attention grows quadratically with the sequence length, because every query "
+        "is scored against every key; doubling the length quadruples the score entries, so long "
+        "documents quickly run out of memory."
+    ),
+    "masks are needed": (
+        "Masks are needed in practice, because without one the softmax gives padded filler tokens "
+        "a positive weight and their values leak into every real query's context vector."
+    ),
+    "a zero score does not give zero weight": (
+        "A zero score does not give zero weight: exp(0) is 1, so keys that do not match the query "
+        "still take part of the weight and blur the context unless a padding mask removes them."
+    ),
+}
+
+# Vacuous: no concrete claim. The first is the example of the issue, word for word (too short,
+# and no topic: already reviewed); the others pass the length, topic and prose checks.
+VACUOUS_EXAMPLE = (
+    "Attention has limitations that matter in some situations and should be considered carefully."
+)
+VACUOUS: dict[str, str] = {
+    "the issue's example": VACUOUS_EXAMPLE,
+    "filler about explanation": (
+        "The main limitation of attention is that its weights are not always an explanation, and "
+        "this really matters in some situations, so it should be considered carefully whenever we "
+        "use a model."
+    ),
+    "filler with a strong cue": (
+        "Attention has some important limitations for explanation, and these limitations can "
+        "matter in certain situations, so people should be careful and think about them whenever "
+        "they use attention models."
+    ),
+    "filler about cost": (
+        "One limitation of attention is its cost, which can matter in some situations, so the cost "
+        "should be considered carefully by anyone who uses attention in a model."
+    ),
+    "three vague nouns": (
+        "Attention weights, scores and the softmax have some limitations that can matter in "
+        "certain situations, so they should be considered carefully whenever we use them for an "
+        "explanation."
+    ),
+}

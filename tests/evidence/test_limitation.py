@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -11,22 +12,42 @@ from autograder.evidence import (
     EVIDENCE_POINTS,
     LIMITATION_POINTS,
     LIMITATION_REVIEW_POINTS,
+    lecture_claims,
     limitation,
+    notebook_echo,
     verify_evidence,
 )
 from autograder.evidence.limitation import (
+    MAX_FILLER_SHARE,
     MAX_WORDS,
+    MIN_CONCRETE_WITH_FILLER,
+    MIN_CONCRETE_WORDS,
     MIN_WORDS,
+    OWN_WORDS_CODES,
     PROSE_CODES,
     classify,
+    concrete_words,
+    filler_share,
     judge_limitation,
     prose_finding,
     prose_signals,
 )
+from autograder.spec import SPEC
 from solutions.evidence import LIMITATION_PLACEHOLDER
+from tests.test_correct_students import SOLUTIONS, split_solution
 
 from .helpers import COHORT, GOOD_LIMITATION, STUDENT, dump
-from .limitation_corpus import HOSTILE, SOUND, STUFFED_EXAMPLE
+from .limitation_corpus import (
+    AGREEING,
+    CONTRADICTING,
+    COPIED,
+    EDITED_COPIES,
+    HOSTILE,
+    SOUND,
+    STUFFED_EXAMPLE,
+    VACUOUS,
+    VACUOUS_EXAMPLE,
+)
 
 TOPIC_TEXTS = {
     "causal": (
@@ -309,3 +330,208 @@ def test_prose_check_is_deterministic_and_cheap():
     for _ in range(100):
         prose_signals(text)
     assert (time.perf_counter() - start) / 100 < 0.005  # measured ~0.4 ms
+
+
+# --- The student's own words about attention (issue 25): copied, contradicting, vacuous ------
+
+CORRECT_STUDENTS = {f"tests/correct/{name}": split_solution(name)[1] for name in SOLUTIONS}
+# What careful students write: none of it may be flagged by the three checks below.
+CAREFUL = {**SOUND_TEXTS, **CORRECT_STUDENTS, **AGREEING}
+COPIES = {**COPIED, **EDITED_COPIES}
+# Measured (notebook_echo.echo(...).copied_share): careful texts cover at most 0.28 of their
+# words with 4-word runs of the notebook ("topic text: quadratic"), copies at least 0.44
+# ("section 12 retrieval, edited"); MAX_COPIED_SHARE = 0.4 sits in that gap. These bounds
+# keep the gap from shrinking unnoticed when the notebook's text or the measure changes.
+CAREFUL_MAX_ECHO = 0.3
+COPY_MIN_ECHO = 0.44
+# Careful texts name at least 5 distinct specific words and are at most 8% filler.
+CAREFUL_MIN_CONCRETE = 5
+CAREFUL_MAX_FILLER = 0.1
+
+
+def _release_prose() -> str:
+    """Every prose sentence of the packaged release notebook, as one normalised word stream."""
+    sentences = notebook_echo.notebook_sentences(
+        json.loads(SPEC.grader_release_notebook.read_text(encoding="utf-8")))
+    return " " + " ".join(" ".join(notebook_echo.words_of(s)) for s in sentences) + " "
+
+
+def test_copied_cases_are_the_notebooks_own_words():
+    """The corpus's verbatim cases are really in the release notebook (closing cell, section
+    11 and 12), sentence by sentence, so the tests below test copying from the real notebook."""
+    prose = _release_prose()
+    for name, text in COPIED.items():
+        for sentence in text.replace(". ", ".\n").splitlines():
+            assert f" {' '.join(notebook_echo.words_of(sentence))} " in prose, (name, sentence)
+    assert notebook_echo.echo(COPIED["closing cell caution"]).sentence in (
+        notebook_echo.release_index().sentences)
+
+
+def test_notebook_sentences_come_once_from_the_packaged_release():
+    index = notebook_echo.release_index()
+    assert notebook_echo.release_index() is index  # built once per process
+    assert index == notebook_echo.build_index(notebook_echo.notebook_sentences(
+        json.loads(SPEC.grader_release_notebook.read_text(encoding="utf-8"))))
+    # markdown, a code comment and a docstring of the release are all there
+    sentences = set(index.sentences)
+    assert "Attention is query-dependent weighted retrieval." in sentences
+    assert "hand-designed for illustration, not measured; each row sums to 1" in sentences
+    assert any("Fused kernels" in s and "avoid storing this matrix" in s for s in sentences)
+
+
+@pytest.mark.parametrize("name", list(COPIES))
+def test_copied_text_goes_to_a_person_with_provisional_points(name):
+    text = COPIES[name]
+    assert len(text.split()) >= MIN_WORDS
+    assert notebook_echo.echo(text).copied_share >= COPY_MIN_ECHO
+    result = judge_limitation(text)
+    assert (result.points, result.needs_review) == (LIMITATION_REVIEW_POINTS, True)
+    [finding] = [f for f in result.findings if f.code == "limitation_copied"]
+    assert (finding.severity, finding.pointer, finding.part) == ("review", "/limitation", "limitation")
+    assert finding.message.startswith("your limitation repeats the notebook's sentence '")
+    assert "write it in your own words" in finding.message
+    quoted = finding.message.removeprefix("your limitation repeats the notebook's sentence '")
+    quoted = quoted.split("' (")[0].removesuffix("...")
+    assert any(s.startswith(quoted) for s in notebook_echo.release_index().sentences), quoted
+
+
+@pytest.mark.parametrize("name", list(CAREFUL))
+def test_careful_text_is_neither_copied_nor_contradicting_nor_vacuous(name):
+    text = CAREFUL[name]
+    assert notebook_echo.echo(text).copied_share <= CAREFUL_MAX_ECHO
+    assert lecture_claims.contradictions(text) == []
+    assert len(concrete_words(text)) >= CAREFUL_MIN_CONCRETE, concrete_words(text)
+    assert filler_share(text) <= CAREFUL_MAX_FILLER
+    assert not {f.code for f in judge_limitation(text).findings} & set(OWN_WORDS_CODES)
+
+
+def test_thresholds_sit_inside_the_measured_gaps():
+    assert CAREFUL_MAX_ECHO < notebook_echo.MAX_COPIED_SHARE < COPY_MIN_ECHO
+    assert MIN_CONCRETE_WORDS <= CAREFUL_MIN_CONCRETE and MIN_CONCRETE_WITH_FILLER <= CAREFUL_MIN_CONCRETE
+    assert CAREFUL_MAX_FILLER < MAX_FILLER_SHARE
+
+
+@pytest.mark.parametrize("name", list(CORRECT_STUDENTS))
+def test_correct_students_keep_full_limitation_marks(name):
+    assert judge_limitation(CORRECT_STUDENTS[name]) == judge_limitation(CORRECT_STUDENTS[name])
+    result = judge_limitation(CORRECT_STUDENTS[name])
+    assert (result.points, result.needs_review, result.findings) == (LIMITATION_POINTS, False, [])
+
+
+@pytest.mark.parametrize("name", list(CONTRADICTING))
+def test_contradicting_the_lecture_goes_to_a_person(name):
+    text = CONTRADICTING[name]
+    assert classify(text)[1] >= 2 and prose_finding(text) is None  # it would pass otherwise
+    result = judge_limitation(text)
+    assert (result.points, result.needs_review) == (LIMITATION_REVIEW_POINTS, True)
+    assert [(f.code, f.severity) for f in result.findings] == [("limitation_contradicts", "review")]
+    message = result.findings[0].message
+    assert message.startswith("your limitation states that ") and "the lecture shows that" in message
+    assert "a person will read it and the points are provisional" in message
+
+
+@pytest.mark.parametrize("name", list(AGREEING))
+def test_the_same_claims_negated_or_reported_get_full_points(name):
+    result = judge_limitation(AGREEING[name])
+    assert (result.points, result.needs_review, result.findings) == (LIMITATION_POINTS, False, [])
+
+
+@pytest.mark.parametrize("sentence, contradicts", [
+    ("Attention weights are a faithful causal explanation of the output.", True),
+    ("Attention weights are NOT a faithful causal explanation of the output.", False),
+    ("Attention weights are not always a faithful explanation.", False),
+    ("The weights never give a faithful explanation.", False),
+    ("Many people think that attention weights are a faithful causal explanation.", False),
+    ("The idea that attention weights are a causal explanation is a myth.", False),
+    ("It is tempting to read the weights as a faithful explanation, but they are not.", False),
+    ("Heatmaps of attention weights show exactly which input token caused the output.", True),
+    ("Heatmaps do not show which token caused the output.", False),
+    ("A high attention weight on a token means that the token caused the output.", True),
+    ("A high weight on a token does not mean that token caused the output.", False),
+    ("The attention weights explain why the model made its prediction.", True),
+    ("The weights do not explain why the model made its prediction.", False),
+    ("The cost of attention does not grow with the sequence length.", True),
+    ("The cost of attention grows quadratically with the sequence length.", False),
+    ("Not only does the cost grow with the length, but memory also runs out.", False),
+    ("Attention has no cost growth, so long inputs are fine.", True),
+    ("Doubling the sequence length only doubles the number of scores.", True),
+    ("Doubling the length quadruples the number of scores.", False),
+    ("The number of scores grows only linearly with the sequence length.", True),
+    ("The key-value cache grows linearly with the length of the output.", False),
+    ("FlashAttention avoids computing the pairs, so it removes the quadratic cost.", True),
+    ("Fused kernels avoid storing the matrix, not computing the pairs.", False),
+    ("Masks are not needed, because softmax already ignores padding.", True),
+    ("We do not need a causal mask in a language model.", True),
+    ("A language model needs a causal mask.", False),
+    ("Masking is unnecessary in self-attention.", True),
+    ("Padding does not matter for the output.", True),
+    ("Padding does not matter once it is masked.", False),
+    ("A zero score gives zero weight after the softmax.", True),
+    ("A zero score does not give zero weight.", False),
+    ("Attention always retrieves the right key.", True),
+    ("There is no guarantee that attention retrieves the right item.", False),
+    ("Attention has an unlimited context, since every query reaches every key.", True),
+    ("Attention does not have an unlimited context.", False),
+])
+def test_contradiction_patterns_and_their_negation(sentence, contradicts):
+    assert bool(lecture_claims.contradictions(sentence)) is contradicts
+
+
+def test_no_sentence_of_the_notebook_contradicts_the_lecture():
+    """The notebook is the lecture: a pattern that matches its own sentences is wrong."""
+    sentences = notebook_echo.release_index().sentences
+    assert len(sentences) > 200
+    assert [s for s in sentences if lecture_claims.contradictions(s)] == []
+
+
+@pytest.mark.parametrize("name", list(VACUOUS))
+def test_vacuous_text_goes_to_a_person_never_full_never_zero(name):
+    result = judge_limitation(VACUOUS[name])
+    assert (result.points, result.needs_review) == (LIMITATION_REVIEW_POINTS, True)
+    codes = [f.code for f in result.findings]
+    if VACUOUS[name] == VACUOUS_EXAMPLE:  # too short, no topic: already read by a person
+        assert codes == ["limitation_length", "limitation_topic"]
+    else:
+        assert classify(VACUOUS[name])[0] is not None and prose_finding(VACUOUS[name]) is None
+        assert codes[-1] == "limitation_vacuous"
+        assert "makes no concrete claim about attention" in result.findings[-1].message
+
+
+@pytest.mark.parametrize("name, code", [
+    ("closing cell caution", "limitation_copied"),
+    ("weights are a faithful causal explanation", "limitation_contradicts"),
+    ("filler about explanation", "limitation_vacuous"),
+])
+def test_each_own_words_finding_is_one_sentence(name, code):
+    text = {**COPIED, **CONTRADICTING, **VACUOUS}[name]
+    [finding] = [f for f in judge_limitation(text).findings if f.code == code]
+    message = finding.message
+    assert finding.severity == "review" and finding.part == "limitation"
+    assert "a person will read it and the points are provisional" in message
+    assert ". " not in message and not message.endswith(".") and "\n" not in message
+
+
+def test_copied_file_is_ok_but_flagged_for_review(evidence):
+    evidence["limitation"] = COPIED["closing cell caution"]
+    report = verify_evidence(dump(evidence), student_id=STUDENT, cohort=COHORT)
+    assert report.status == "ok" and report.needs_review
+    assert report.points == {"evidence": EVIDENCE_POINTS, "limitation": LIMITATION_REVIEW_POINTS}
+    assert report.codes() == ["limitation_copied"]
+    assert report.layers["limitation"] == "review"
+
+
+def test_unreadable_release_notebook_fails_closed(monkeypatch, tmp_path):
+    """A grader without its copy of the notebook cannot tell a copy: a person reads every
+    limitation (provisional points), with the reason for the TA, and no traceback."""
+    class Broken:
+        grader_release_notebook = tmp_path / "absent.ipynb"
+
+    monkeypatch.setattr(notebook_echo, "SPEC", Broken())
+    with pytest.raises(notebook_echo.NotebookUnavailable) as error:
+        notebook_echo.release_index()
+    assert "absent.ipynb" in str(error.value) and "\n" not in str(error.value)
+    result = judge_limitation(GOOD_LIMITATION)
+    assert (result.points, result.needs_review) == (LIMITATION_REVIEW_POINTS, True)
+    [finding] = result.findings
+    assert (finding.code, finding.severity) == ("limitation_not_compared", "review")
+    assert "absent.ipynb" in finding.ta_note and "absent.ipynb" not in finding.message
