@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
+from autograder.batch import lateness
 from autograder.batch.course import (
     FEEDBACK_HTML,
     RESULTS_JSON,
     Course,
-    submission_time,
 )
 from autograder.batch.options import BatchOptions
 from autograder.grading.submission import content_hash, load_submission
@@ -92,21 +92,23 @@ def due_text(due: datetime | None) -> str:
 
 
 def mark_submission_time(result: SubmissionResult, folder: Path, due: datetime | None) -> None:
-    """``submitted_at``, ``due`` and ``late`` of ``result``, from the submission's
-    ``timestamp.txt`` and the batch's due date. With a due date, a submission whose time is
-    missing or unreadable is ``late: unknown`` and goes to review, with the reason (nbgrader
-    ``zip_collect`` writes no timestamp.txt when files are matched by name only)."""
-    moment, problem = submission_time(folder)  # an aware UTC time, or None and why
+    """``submitted_at``, ``due``, ``late`` and where the time comes from, of ``result``: the
+    submission's ``timestamp.txt`` checked against the receipt ``cohort collect`` recorded
+    (``autograder.batch.lateness``). With a due date, a submission whose time is missing,
+    unreadable or contradicted by its receipt is ``late: unknown`` and goes to review, with
+    the reason (both times, when they disagree)."""
     if due is not None and due.tzinfo is None:
         due = due.replace(tzinfo=UTC)
-    result.submitted_at = f"{moment:%Y-%m-%d %H:%M:%S} UTC" if moment else ""
+    decided = lateness.decide(folder, due)
+    result.submitted_at = decided.submitted_at
     result.due = due_text(due)
-    result.late = bool(due and moment and moment > due)
-    result.late_unknown = bool(due and moment is None)
-    if result.late_unknown:
-        note = f"no submission time ({problem}): check when it was submitted"
-        result.notes.append(note)
-        result.reason = f"{result.reason}; {note}" if result.reason else note
+    result.late = decided.late
+    result.late_unknown = decided.unknown
+    result.time_source = decided.time_source
+    result.received_at = decided.received_at
+    if decided.note:
+        result.notes.append(decided.note)
+        result.reason = f"{result.reason}; {decided.note}" if result.reason else decided.note
         result.needs_review = True
 
 
@@ -157,6 +159,8 @@ def up_to_date(
         return None
     if saved.submission_hash != content_hash(course.submitted(student)):
         return None
+    if saved.lateness_key() != lateness.decide(course.submitted(student), due).key():
+        return None  # a new receipt (cohort collect) or a changed one: late is decided again
     return saved
 
 

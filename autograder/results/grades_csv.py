@@ -17,7 +17,8 @@ from autograder.spec import SPEC
 from autograder.untrusted.isolation import FULL_ISOLATION
 
 FIXED_COLUMNS = ("student", "assignment", "status", "total", "max_score")
-TRAILING_COLUMNS = ("late", "submitted_at", "needs_review", "isolation", "reason")
+TRAILING_COLUMNS = ("late", "submitted_at", "time_source", "needs_review", "isolation",
+                    "reason")
 
 
 def isolation_summary(applied: list[str]) -> str:
@@ -41,6 +42,7 @@ def row(result: SubmissionResult) -> dict[str, object]:
         "max_score": f"{result.max_score:g}",
         "late": result.late_label,
         "submitted_at": result.submitted_at,
+        "time_source": result.time_source,  # what confirms submitted_at (lateness)
         "needs_review": "yes" if result.needs_review else "no",
         "isolation": isolation_summary(result.isolation),
         # The TA's notes too (e.g. whose inputs a copied evidence file holds): grades.csv is

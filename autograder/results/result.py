@@ -77,6 +77,11 @@ class SubmissionResult:
     due: str = ""  # the due date ``late`` was decided against ("" = the batch had none)
     late: bool = False  # submitted after the due date (flagged, not penalised)
     late_unknown: bool = False  # a due date, but no readable submission time: a TA checks
+    # Where submitted_at comes from (autograder.batch.lateness): "exchange" or "lms" (a record
+    # the student cannot write agrees with timestamp.txt, or stands in for it), "timestamp.txt
+    # only" (nothing to check it against), "" (no time); received_at: that record's time.
+    time_source: str = ""
+    received_at: str = ""
     faults: list[str] = field(default_factory=list)  # checks that crashed: the grader's, for the TA
     # For the TA only (results.json, grades.csv), never on the student's page: e.g. whose
     # inputs a copied evidence file holds.
@@ -96,6 +101,11 @@ class SubmissionResult:
     def late_label(self) -> str:
         """``yes``, ``no`` or ``unknown`` (a due date, but no readable submission time)."""
         return LATE_UNKNOWN if self.late_unknown else ("yes" if self.late else "no")
+
+    def lateness_key(self) -> tuple:
+        """What ``autograder.batch.lateness.Lateness.key`` compares a saved result by."""
+        return (self.submitted_at, self.late, self.late_unknown, self.time_source,
+                self.received_at)
 
     def part(self, name: str) -> PartResult:
         return next(p for p in self.parts if p.part == name)
@@ -137,6 +147,8 @@ class SubmissionResult:
                 "submitted_at": self.submitted_at,
                 "due": self.due,
                 "late": LATE_UNKNOWN if self.late_unknown else self.late,  # true, false, "unknown"
+                "time_source": self.time_source,
+                "received_at": self.received_at,
                 "grader_faults": self.faults,
                 "ta_notes": self.ta_notes,
                 "cohort": self.cohort,
@@ -175,6 +187,8 @@ class SubmissionResult:
             due=extra.get("due", ""),
             late=extra.get("late", False) is True,
             late_unknown=extra.get("late") == LATE_UNKNOWN,
+            time_source=extra.get("time_source", ""),
+            received_at=extra.get("received_at", ""),
             faults=extra.get("grader_faults", []),
             ta_notes=extra.get("ta_notes", []),
             cohort=extra.get("cohort", ""),

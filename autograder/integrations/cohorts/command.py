@@ -27,6 +27,7 @@ from pathlib import Path
 from autograder.batch.cluster.choice import ClusterError
 from autograder.batch.command import (
     add_grading_options,
+    due_date,
     one_line_errors,
     options_from,
     summary_line,
@@ -67,6 +68,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         if name == "collect":
             step.add_argument("--zip", type=Path, action="append", default=[], metavar="FILE",
                               help="an LMS download (zip); files named <student>__<file>")
+            step.add_argument("--received", type=due_date, metavar="TIME",
+                              help="when the LMS received the --zip submissions, with a zone "
+                              "('2026-12-14 23:00 UTC'); without it, the zip's own file times "
+                              "where it records them in UTC")
         if name == "grade":
             add_grading_options(step)
         if name == "report":
@@ -123,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         if args.step == "release":
             lines = workflow.release(cohort)
         elif args.step == "collect":
-            lines = workflow.collect(cohort, args.zip)
+            lines = workflow.collect(cohort, args.zip, args.received)
         elif args.step == "grade":
             summary = workflow.grade(cohort, options_from(args))
             late = sum(r.late for r in summary.results)

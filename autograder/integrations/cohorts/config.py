@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from autograder.batch.course import parse_time
+from autograder.integrations.cohorts.archives import MB, ArchiveLimits
 from autograder.integrations.lms.canvas import CanvasSettings
 from autograder.integrations.lms.moodle import MoodleSettings
 from autograder.spec import REPO, SPEC
@@ -43,6 +44,8 @@ class Cohort:
     # The grade files `cohort export` writes for Canvas's and Moodle's gradebook import.
     canvas: CanvasSettings = field(default_factory=lambda: CanvasSettings(SPEC.name))
     moodle: MoodleSettings = field(default_factory=lambda: MoodleSettings(SPEC.name))
+    # How far `cohort collect --zip` unpacks an LMS download (cohorts.toml's zip_max_* keys).
+    archive_limits: ArchiveLimits = field(default_factory=ArchiveLimits)
 
     def due_text(self) -> str:
         """The due date with its zone: '2026-12-14 23:59 UTC', or as written and in UTC
@@ -103,6 +106,25 @@ def lms_settings(name: str, entry: dict, path: Path) -> dict[str, object]:
         raise CohortConfigError(f"cohort {name!r} in {path}: {error}") from None
 
 
+def archive_limits(name: str, entry: dict, path: Path) -> ArchiveLimits:
+    """The cohort's ``zip_max_megabytes``, ``zip_max_files`` and ``zip_max_ratio`` (the
+    defaults where unset); ``CohortConfigError`` unless each is a number above zero."""
+    default = ArchiveLimits()
+    values = {}
+    for key, fallback in (("zip_max_megabytes", default.max_bytes / MB),
+                          ("zip_max_files", default.max_files),
+                          ("zip_max_ratio", default.max_ratio)):
+        value = entry.get(key, fallback)
+        if (isinstance(value, bool) or not isinstance(value, int | float)
+                or not 0 < value < float("inf")):
+            raise CohortConfigError(f"cohort {name!r} in {path}: {key} = {value!r} is not a "
+                                    f"finite number above zero (default {fallback:g})")
+        values[key] = value
+    return ArchiveLimits(max_bytes=int(values["zip_max_megabytes"] * MB),
+                         max_files=int(values["zip_max_files"]),
+                         max_ratio=float(values["zip_max_ratio"]))
+
+
 def load_cohorts(path: Path = CONFIG) -> dict[str, Cohort]:
     """Every declared cohort, by name."""
     try:
@@ -128,6 +150,7 @@ def load_cohorts(path: Path = CONFIG) -> dict[str, Cohort]:
             lms_filename_regexp=merged.get("lms_filename_regexp", ""),
             due_as_written=due,
             **lms_settings(name, merged, Path(path)),
+            archive_limits=archive_limits(name, merged, Path(path)),
         )
     return cohorts
 

@@ -6,6 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 from autograder.batch.course import RESULTS_JSON, Course
+from autograder.batch.lateness import CHECK, SOURCE_CLAIM_ONLY
 from autograder.grading import misconceptions
 from autograder.results.result import STATUS_GRADED, SubmissionResult, load, write_atomically
 from autograder.spec import SPEC
@@ -44,7 +45,26 @@ def render_summary(course: Course, results: list[SubmissionResult], top: int = 5
     for code, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top]:
         text = misconceptions.explain(code) if code in misconceptions.MISCONCEPTIONS else code
         lines.append(f"- **{code}** ({count} student{'s' if count != 1 else ''}): {text}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + submission_times(results)) + "\n"
+
+
+def submission_times(results: list[SubmissionResult]) -> list[str]:
+    """The lateness lines: whose time could not be confirmed (and why, both times when the
+    record and timestamp.txt disagree), and how many times nothing could confirm."""
+    unknown = [r for r in results if r.late_unknown]
+    claim_only = sum(r.time_source == SOURCE_CLAIM_ONLY for r in results)
+    if not unknown and not claim_only:
+        return []
+    lines = ["", "## Submission times", ""]
+    if claim_only:
+        lines.append(f"{claim_only} submission time{'s' if claim_only != 1 else ''} from "
+                     "timestamp.txt only (the student's own file; nothing recorded when it "
+                     "arrived: collect with `cohort collect` to have it confirmed).")
+    if unknown:
+        lines.append(f"{len(unknown)} with `late` unknown, to review:")
+        lines += [f"- **{r.student}**: " + "; ".join(n for n in r.notes if CHECK in n)
+                  for r in unknown]
+    return lines
 
 
 def write_summary(course: Course) -> Path:

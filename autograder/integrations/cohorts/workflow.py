@@ -14,12 +14,14 @@ import subprocess
 import sys
 import zipfile
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from autograder.authoring import release as repo_release
 from autograder.batch.course import Course
 from autograder.batch.engine import BatchOptions, BatchSummary, grade_course
 from autograder.grading.submission import content_hash
+from autograder.integrations.cohorts import archives as lms_archives
 from autograder.integrations.cohorts.config import Cohort
 from autograder.integrations.lms.grades import LeftOut
 from autograder.spec import SPEC
@@ -155,7 +157,7 @@ def _submissions(course: Course) -> dict[str, str]:
     return {student: content_hash(course.submitted(student)) for student in course.students()}
 
 
-def _check_archives(archives: list[Path]) -> None:
+def _check_archives(archives: list[Path], limits: lms_archives.ArchiveLimits) -> None:
     for archive in archives:
         if not Path(archive).is_file():
             raise WorkflowError(f"--zip {archive}: no such file; pass the zip your LMS "
@@ -163,6 +165,25 @@ def _check_archives(archives: list[Path]) -> None:
         if not zipfile.is_zipfile(archive):
             raise WorkflowError(f"--zip {archive} is not a zip file; pass the zip your LMS "
                                 "downloaded (files named <student id>__<file name>)")
+        try:  # headers only, before anything is collected or written
+            lms_archives.check(Path(archive), limits)
+        except lms_archives.ArchiveError as error:
+            raise WorkflowError(str(error)) from None
+
+
+def _unpack_downloads(cohort: Cohort, archives: list[Path]) -> list[str]:
+    """Unpack the downloads ourselves (within the cohort's limits) into the folder
+    ``zip_collect`` reads, which then only copies: nbgrader's own extraction unpacks
+    archives inside archives without limit. Returns a line per download that held archives
+    (left out, never unpacked)."""
+    archive_dir = cohort.root / "downloaded" / cohort.assignment / "archive"
+    try:
+        unpacked = lms_archives.unpack(archives, archive_dir, cohort.archive_limits)
+    except lms_archives.ArchiveError as error:
+        raise WorkflowError(str(error)) from None
+    return [f"left out of {download.archive.name}, not unpacked (an archive inside an LMS "
+            f"download never is; ask its student for the files themselves): "
+            + ", ".join(download.left_out) for download in unpacked if download.left_out]
 
 
 def _inbound(cohort: Cohort) -> Path:
@@ -178,17 +199,37 @@ def _inbound(cohort: Cohort) -> Path:
     return cohort.exchange / cohort.course_id / "inbound"
 
 
-def collect(cohort: Cohort, archives: list[Path] | None = None) -> list[str]:
-    """Newest submission of each student from the exchange (``nbgrader collect
-    --update``), plus LMS downloads given as zip files (``nbgrader zip_collect``).
+def _known_receipts(course: Course) -> dict:
+    """The arrival times recorded so far (``autograder.integrations.cohorts.arrival``)."""
+    from autograder.batch import receipts
 
-    Refuses (``WorkflowError``) a cohort never released, a missing exchange and a zip that
-    is not one; raises ``NothingToCollect`` when no submission exists anywhere."""
+    try:
+        return receipts.load(course.root, course.assignment)
+    except receipts.ReceiptsError as error:
+        raise WorkflowError(f"{error}: delete it and collect again (the exchange's times are "
+                            "read again; give LMS downloads with --zip again)") from None
+
+
+def collect(cohort: Cohort, archives: list[Path] | None = None,
+            received: datetime | None = None) -> list[str]:
+    """Newest submission of each student from the exchange (``nbgrader collect
+    --update``), plus LMS downloads given as zip files (``nbgrader zip_collect``); then when
+    each arrived, by records the student cannot write (``arrival``; ``received``: when the
+    LMS received the downloads, as the TA gives it).
+
+    Refuses (``WorkflowError``) a cohort never released, a missing exchange, a zip that
+    is not one and one past the cohort's archive limits (``archives``); raises ``NothingToCollect`` when no submission exists anywhere."""
+    from autograder.integrations.cohorts import arrival
+
     archives = list(archives or [])
     require_released(cohort)
-    _check_archives(archives)
+    if received is not None and not archives:
+        raise WorkflowError("--received is when the LMS received a download: give it "
+                            "together with --zip FILE")
+    _check_archives(archives, cohort.archive_limits)
     inbound = _inbound(cohort)
     course = Course(cohort.root, cohort.assignment)
+    known = _known_receipts(course)
     before = _submissions(course)
     steps = []
     if inbound.is_dir() and any(inbound.iterdir()):
@@ -196,13 +237,15 @@ def collect(cohort: Cohort, archives: list[Path] | None = None) -> list[str]:
         steps.append(f"collected from the exchange ({inbound})")
     else:
         steps.append(f"nothing in the exchange ({inbound} is empty)")
+    found = arrival.from_exchange(course, inbound, known)  # before zip_collect writes
     if archives:
-        archive_dir = cohort.root / "downloaded" / cohort.assignment / "archive"
-        archive_dir.mkdir(parents=True, exist_ok=True)
-        for archive in archives:
-            shutil.copy(archive, archive_dir / Path(archive).name)
-        nbgrader(cohort, "zip_collect", cohort.assignment, "--force")
+        left_out = _unpack_downloads(cohort, archives)
+        nbgrader(cohort, "zip_collect", cohort.assignment, "--force",
+                 *lms_archives.NBGRADER_NO_EXTRACTION)
         steps.append(f"collected {len(archives)} LMS download(s)")
+        steps += left_out
+        found.update(arrival.from_downloads(course, archives, cohort.lms_filename_regexp,
+                                            received))
     after = _submissions(course)
     if not after:
         where = (f"no submissions in {inbound}"
@@ -217,7 +260,7 @@ def collect(cohort: Cohort, archives: list[Path] | None = None) -> list[str]:
                   for student, digest in after.items())
     steps.append(f"{len(after)} submission(s) in {cohort.root / 'submitted'}: {new} new, "
                  f"{updated} updated, {len(after) - new - updated} unchanged")
-    return steps
+    return steps + arrival.record(course, known, found)
 
 
 def grade(cohort: Cohort, options: BatchOptions | None = None) -> BatchSummary:

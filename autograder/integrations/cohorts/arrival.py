@@ -1,0 +1,198 @@
+"""At ``cohort collect``: when each submission arrived, by records its student cannot write.
+
+From the exchange: ``nbgrader submit`` copies the student's files into
+``inbound/<student>+<assignment>+<timestamp>+<random>`` and writes ``timestamp.txt`` there;
+``nbgrader collect`` copies that folder (its files' mtimes too) into ``submitted/``. The
+student owns that folder and can rewrite ``timestamp.txt`` and reset every mtime
+(``os.utime``), but every such change moves the file's ``st_ctime`` to the present, and no
+user can set it back. So the latest ``st_ctime`` of the inbound folder and everything in it
+is when the submission took its final form in the exchange. The folder collected is found
+by content (every collected file byte for byte; ``submission_secret.txt`` makes it unique).
+
+From an LMS download: the time the TA gives (``--received``), else the zip's own record
+of its entries' times when it has them with a zone (the "UT" extended-timestamp or NTFS
+extra field, in UTC); a zip's plain DOS times have no zone, so they are not used.
+
+The receipts go to ``receipts/<assignment>.json`` (``autograder.batch.receipts``), which the
+grader compares with ``timestamp.txt`` (``autograder.batch.lateness``).
+"""
+
+from __future__ import annotations
+
+import filecmp
+import glob
+import os
+import re
+import stat
+import struct
+import zipfile
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from autograder.batch import receipts as receipts_file
+from autograder.batch.course import Course
+from autograder.grading.submission import content_hash
+
+MAX_SCANNED = 10_000  # entries of one inbound folder; nbgrader's own size limit is far below
+VALID_EXT = (".ipynb", ".json")  # FileNameCollectorPlugin.valid_ext in the root's config
+REACHED_EXCHANGE = "its files reached the exchange"
+GIVEN = "the TA gave, with --received, that the LMS received it"
+ZIP_TIMES = "the LMS download records its files"
+NTFS_EPOCH = datetime(1601, 1, 1, tzinfo=UTC)
+
+
+def _last_change(folder: Path) -> tuple[datetime | None, str]:
+    """The latest ``st_ctime`` of ``folder`` and everything in it, or None and why not. A
+    symbolic link is refused: what it points to can change without the exchange recording
+    it (``nbgrader submit`` copies files, it never makes links)."""
+    try:
+        latest = os.lstat(folder).st_ctime_ns
+        for count, path in enumerate(folder.rglob("*")):
+            if count >= MAX_SCANNED:
+                return None, f"its folder in the exchange holds more than {MAX_SCANNED} entries"
+            info = os.lstat(path)
+            if stat.S_ISLNK(info.st_mode):
+                return None, (f"its folder in the exchange holds a symbolic link "
+                              f"({path.relative_to(folder)}), whose target can change unrecorded")
+            latest = max(latest, info.st_ctime_ns)
+    except OSError as error:
+        return None, f"its folder in the exchange cannot be read ({error.strerror or error})"
+    return datetime.fromtimestamp(latest / 1e9, UTC), ""
+
+
+def _holds(candidate: Path, submitted: Path) -> bool:
+    """Whether every collected file is in ``candidate`` with the same bytes."""
+    files = [p for p in submitted.rglob("*") if p.is_file()]
+    try:
+        return bool(files) and all(
+            (candidate / p.relative_to(submitted)).is_file()
+            and filecmp.cmp(p, candidate / p.relative_to(submitted), shallow=False)
+            for p in files)
+    except OSError:
+        return False
+
+
+def _candidates(inbound: Path, student: str, assignment: str) -> list[Path]:
+    """The student's folders of this assignment in the exchange, as ``nbgrader collect``
+    finds them (``<student>+<assignment>+*``, the student id before the last 2-3 ``+``)."""
+    pattern = str(inbound / f"{glob.escape(student)}+{glob.escape(assignment)}+*")
+    return sorted(Path(p) for p in glob.glob(pattern)
+                  if Path(p).name.rsplit("+", 3)[0] == student and Path(p).is_dir())
+
+
+def from_exchange(course: Course, inbound: Path,
+                  known: dict[str, receipts_file.Receipt]) -> dict[str, receipts_file.Receipt]:
+    """A receipt for each collected student with a folder in the exchange: the time the
+    collected one last changed there. When none of their folders holds the collected files
+    (changed in the exchange after it was copied), a receipt without a time, unless
+    ``known`` already has a current one for these files."""
+    found: dict[str, receipts_file.Receipt] = {}
+    if not inbound.is_dir():
+        return found
+    for student in course.students():
+        candidates = _candidates(inbound, student, course.assignment)
+        if not candidates:
+            continue  # not from the exchange (an LMS download, or placed by hand)
+        submitted = course.submitted(student)
+        digest = content_hash(submitted)
+        matched = [(c, *_last_change(c)) for c in candidates if _holds(c, submitted)]
+        timed = [(c, moment) for c, moment, _ in matched if moment is not None]
+        if timed:
+            folder, moment = max(timed, key=lambda pair: pair[1])  # the later, if several
+            found[student] = receipts_file.Receipt(
+                receipts_file.SOURCE_EXCHANGE, receipts_file.time_text(moment),
+                REACHED_EXCHANGE, digest, detail=f"inbound/{folder.name}")
+            continue
+        old = known.get(student)
+        if old is not None and old.submission_hash == digest and old.received_at:
+            continue  # collected earlier, confirmed then; its exchange folder changed since
+        why = (matched[0][2] if matched else
+               "no folder of the exchange holds the collected files (changed there after "
+               "they were copied?)")
+        found[student] = receipts_file.Receipt(receipts_file.SOURCE_EXCHANGE, None, why, digest,
+                                               detail=", ".join(c.name for c in candidates)[:1000])
+    return found
+
+
+def _extra_time(extra: bytes) -> datetime | None:
+    """The modification time an entry's extra field records in UTC: "UT" (0x5455, Unix
+    seconds) or NTFS (0x000a, 100 ns since 1601); None without either."""
+    offset = 0
+    while offset + 4 <= len(extra):
+        kind, size = struct.unpack_from("<HH", extra, offset)
+        body = extra[offset + 4: offset + 4 + size]
+        offset += 4 + size
+        if kind == 0x5455 and len(body) >= 5 and body[0] & 1:
+            return datetime.fromtimestamp(struct.unpack_from("<i", body, 1)[0], UTC)
+        if kind == 0x000A and len(body) >= 32:
+            tag, tag_size = struct.unpack_from("<HH", body, 4)
+            if tag == 1 and tag_size >= 24:
+                ticks = struct.unpack_from("<Q", body, 8)[0]
+                return NTFS_EPOCH + timedelta(microseconds=ticks // 10)
+    return None
+
+
+def _entries(course: Course, archive: Path, regexp: str) -> list[tuple[str, datetime | None]]:
+    """(student id, recorded UTC time) of each entry zip_collect takes from ``archive``,
+    matched as nbgrader matches it: ``regexp`` against the path it unpacks the entry to."""
+    extracted = Path(course.root) / "downloaded" / course.assignment / "extracted"
+    pattern = re.compile(regexp)
+    out = []
+    with zipfile.ZipFile(archive) as download:
+        for info in download.infolist():
+            if info.is_dir() or os.path.splitext(info.filename)[1] not in VALID_EXT:
+                continue
+            match = pattern.match(os.path.join(str(extracted), Path(archive).stem, info.filename))
+            student = match.groupdict().get("student_id") if match else None
+            if student:
+                out.append((student, _extra_time(info.extra)))
+    return out
+
+
+def from_downloads(course: Course, archives: list[Path], regexp: str,
+                   received: datetime | None) -> dict[str, receipts_file.Receipt]:
+    """A receipt for each student zip_collect took from ``archives``: ``received`` when the
+    TA gave it, else the latest time the zip records for the student's files (None, saying
+    why, when some file has no zoned time)."""
+    times: dict[str, list[datetime | None]] = {}
+    names: dict[str, set[str]] = {}
+    for archive in archives:
+        for student, moment in _entries(course, Path(archive), regexp):
+            times.setdefault(student, []).append(moment)
+            names.setdefault(student, set()).add(Path(archive).name)
+    found = {}
+    for student, moments in times.items():
+        if not course.submitted(student).is_dir():
+            continue
+        detail = ", ".join(sorted(names[student]))
+        if received is not None:
+            when, how = receipts_file.time_text(received), GIVEN
+        elif all(moments):
+            when, how = receipts_file.time_text(max(m for m in moments if m)), ZIP_TIMES
+        else:
+            when, how = None, ("the LMS download records no time zone for its files' times "
+                               "(pass `cohort collect --zip FILE --received TIME`)")
+        found[student] = receipts_file.Receipt(receipts_file.SOURCE_LMS, when, how, "",
+                                               detail=detail)
+    return found
+
+
+def record(course: Course, known: dict[str, receipts_file.Receipt],
+           found: dict[str, receipts_file.Receipt]) -> list[str]:
+    """Write ``found`` over ``known`` (each bound to the collected files as they are now;
+    a receipt of a student no longer collected is dropped) and say what was recorded."""
+    if not found:
+        return []
+    students = set(course.students())
+    merged = {s: r for s, r in known.items() if s in students}
+    for student, receipt in found.items():
+        merged[student] = replace(receipt, submission_hash=content_hash(course.submitted(student)))
+    path = receipts_file.save(course.root, course.assignment, merged)
+    untimed = sorted(s for s, r in found.items() if r.received_at is None)
+    line = (f"arrival times of {len(found) - len(untimed)} submission(s) recorded in {path} "
+            "(compared with their timestamp.txt when graded)")
+    if untimed:
+        line += (f"; no arrival time for {len(untimed)} ({', '.join(untimed[:10])}"
+                 f"{', ...' if len(untimed) > 10 else ''}): {found[untimed[0]].how}")
+    return [line]
