@@ -1,5 +1,8 @@
 """A TA who only grades needs no checkout: `pip install .` (not -e) into a fresh virtual
-environment, then `h2-grader autograde` from any folder grades a sample cohort.
+environment, then `h2-grader autograde` from any folder grades a sample cohort, and the
+reference and checks installed beside it stay out of the sandbox's reach (issue 25): a
+notebook of stubs whose last cell imports or reads them scores what the stubs score, on the
+local pool and on a Dask worker of that environment.
 
 The package is built from a copy of what a clone holds of it (pyproject.toml, README.md,
 autograder/, solutions/, and schemas/ and release/, which the package's data links to), so
@@ -22,9 +25,11 @@ import pytest
 from autograder.authoring.sample_cohort import VARIANTS, build_submission
 from autograder.spec import PACKAGE_DATA, REPO, SPEC
 from tests.support.commands import run_ok as run
+from tests.support.reference_attack import write_stubs
 
 SOURCES = ("pyproject.toml", "README.md", "autograder", "solutions", "schemas", "release")
 STUDENTS = {"s1": "correct", "s2": "softmax_wrong_axis", "s3": "broken_notebook"}
+STUBS, TAKES_REFERENCE = "s4", "s5"  # untouched stubs; the same, plus a cell taking the reference
 
 
 def test_the_grader_reads_its_data_from_the_package():
@@ -75,11 +80,30 @@ def test_a_non_editable_install_grades_a_cohort_from_any_folder(tmp_path):
                  "print(autograder.__file__); print(SPEC.grader_schema)"], elsewhere, env, 120)
     site_packages = str(venv / "lib")
     assert all(line.startswith(site_packages) for line in where.split()), where
+    installed = Path(where.split()[0]).parents[1]  # the venv's site-packages
+    reference = [str(installed / "solutions" / "attention.py"),
+                 str(installed / "autograder" / "checks" / "test_softmax.py")]
+    assert all(Path(path).is_file() for path in reference)
+    dask_course = tmp_path / "dask-course"
+    for root in (course, dask_course):
+        write_stubs(root / "submitted" / STUBS / SPEC.name, STUBS)
+        write_stubs(root / "submitted" / TAKES_REFERENCE / SPEC.name, TAKES_REFERENCE, reference)
     run(["h2-grader", "autograde", SPEC.name, "--root", str(course), "--jobs", "2",
          "--no-progress"], elsewhere, env, 600)
+    run(["h2-grader", "autograde", SPEC.name, "--root", str(dask_course), "--cluster",
+         "dask-local:1", "--no-progress"], elsewhere, env, 600)
 
     with (course / "grades.csv").open(newline="", encoding="utf-8") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
+    with (dask_course / "grades.csv").open(newline="", encoding="utf-8") as handle:
+        on_dask = {row["student"]: row for row in csv.DictReader(handle)}
+    # The reference sits in this environment's site-packages; the sandbox never shows it.
+    for graded in (rows, on_dask):
+        stubs, taker = graded.pop(STUBS), graded.pop(TAKES_REFERENCE)
+        assert float(stubs["total"]) < 100, stubs
+        assert {part: taker[part] for part in SPEC.part_points} == {
+            part: stubs[part] for part in SPEC.part_points}, (stubs, taker)
+        assert taker["total"] == stubs["total"] and taker["isolation"] == "full", taker
     assert set(rows) == set(STUDENTS)
     assert rows["s1"]["status"] == "graded" and float(rows["s1"]["total"]) == 100
     assert rows["s2"]["status"] == "graded" and 0 < float(rows["s2"]["total"]) < 100

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, NoReturn
 from autograder.batch.cluster.choice import SLURM, ClusterError, parse_cluster
 from autograder.batch.course import Course, parse_time
 from autograder.batch.options import BatchOptions, launch_sandbox
+from autograder.batch.workdir import current_folder_problem
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.zygote import discard
 from autograder.spec import SPEC
@@ -279,6 +280,10 @@ def students_to_grade(course: Course, asked: list[str] | None) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    unreachable = current_folder_problem()
+    if unreachable:  # before anything starts: the checks' runner would stop halfway
+        print(f"error: {unreachable}", file=sys.stderr)
+        return 2
     course = Course(args.root.resolve(), args.assignment)
     options = replace(options_from(args), cohort=args.cohort, due=args.due)
     sandbox = launch_sandbox(options)  # warms while the course is checked and the grader loads

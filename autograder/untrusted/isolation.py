@@ -12,11 +12,12 @@ the system (``/usr``, ``/etc`` ...) and of the Python installation only, a
 fresh ``/proc`` that shows the namespace alone, a private ``/tmp`` and
 ``/dev/shm`` inside that tmpfs (so their size is capped), and the working
 directory; the repository, every course root, ``/home`` and anything else on
-the machine do not exist for it. It then drops every privilege (its own leased
-user id as root; no capabilities in a user namespace), installs a seccomp
-filter that refuses the memory ``RLIMIT_AS`` does not count (``memfd_create``,
-System V shared memory) and the calls that could undo the sandbox (``mount``,
-``unshare``, ``setns``, ``ptrace``, ``bpf`` ...), and sets resource limits.
+the machine do not exist for it, nor does anything of the grader installed into that
+Python (``grader_files``: the reference, the checks; hidden, then checked from inside). It
+then drops every privilege (its own leased user id as root; no capabilities in a user
+namespace), installs a seccomp filter that refuses the memory ``RLIMIT_AS`` does not
+count (``memfd_create``, System V shared memory) and the calls that could undo the sandbox
+(``mount``, ``unshare``, ``setns``, ``ptrace``, ``bpf`` ...), and sets resource limits.
 
 Every step is reported: the worker's first message lists what was applied, and
 the trusted side refuses to grade when a required step is missing (fail
@@ -30,7 +31,10 @@ import os
 import resource
 import signal
 import site
+import stat
 import sys
+
+from autograder.untrusted import grader_files
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
@@ -94,17 +98,22 @@ def runtime_paths() -> list[str]:
     return sorted(p for p in paths if not any(p != q and p.startswith(q + "/") for q in paths))
 
 
-def build_root(libc: ctypes.CDLL, new_root: str, uid: int, file_mb: int) -> None:
+def build_root(libc: ctypes.CDLL, new_root: str, uid: int, file_mb: int) -> list[str]:
     """A tmpfs at ``new_root`` with read-only system and Python trees, devices, a fresh
-    /proc of the worker's PID namespace, a private /tmp and the writable working directory."""
+    /proc of the worker's PID namespace, a private /tmp and the writable working directory.
+    Nothing of the grader is left in it (``hide_grader_files``). Returns the trees bound."""
     _mount(libc, "tmpfs", new_root, "tmpfs", MS_NOSUID | MS_NODEV, f"size={file_mb}m,mode=0755")
+    bound = []
     for tree in SYSTEM_TREES:
         if os.path.islink(tree):  # /bin -> usr/bin on merged-/usr systems
             os.symlink(os.readlink(tree), new_root + tree)
         elif os.path.isdir(tree):
             _bind_readonly(libc, tree, new_root + tree)
+            bound.append(tree)
     for path in runtime_paths():
         _bind_readonly(libc, path, new_root + path)
+        bound.append(path)
+    hide_grader_files(libc, new_root, bound)
     for device in DEVICES:
         if os.path.exists(device):
             os.makedirs(new_root + "/dev", mode=0o755, exist_ok=True)
@@ -116,6 +125,116 @@ def build_root(libc: ctypes.CDLL, new_root: str, uid: int, file_mb: int) -> None
         os.makedirs(new_root + private, exist_ok=True)
         os.chmod(new_root + private, mode)
     os.chown(new_root + WORKDIR, uid, uid)
+    return bound
+
+
+# The grader's own files (``grader_files``), found once by the zygote before it forks.
+_grader_files: grader_files.GraderFiles | None = None
+HIDDEN_LAYERS = "/.grader-hidden"  # in the worker's root: whiteouts, then covered by a tmpfs
+S_IFWHT = stat.S_IFCHR  # an overlayfs whiteout: a character device 0/0
+
+
+def locate_grader_files() -> None:
+    """In the zygote before it forks: find the grader's own files once (about 25 ms)."""
+    global _grader_files
+    _grader_files = grader_files.find()
+
+
+def _inside(path: str, tree: str) -> bool:
+    return path == tree or path.startswith(tree + "/")
+
+
+def grader_files_shown(bound: list[str], files: grader_files.GraderFiles) -> dict[str, set[str]]:
+    """What of the grader the root would show: folder -> names in it to hide. A path that
+    holds a tree the root shows (a virtual environment inside a checkout) is hidden around
+    it, child by child."""
+    hidden: dict[str, set[str]] = {}
+
+    def hide(path: str) -> None:
+        if not any(_inside(path, tree) for tree in bound):
+            return  # not in the root at all
+        if any(_inside(path, os.path.join(folder, name))
+               for folder, names in hidden.items() for name in names):
+            return  # already hidden with a folder above it
+        if path in bound:
+            raise OSError(f"the grader's files include {path}, which the sandbox shows whole")
+        if any(_inside(tree, path) for tree in bound):
+            for child in sorted(os.listdir(path)):
+                if os.path.join(path, child) not in bound:
+                    hide(os.path.join(path, child))
+            return
+        hidden.setdefault(os.path.dirname(path), set()).add(os.path.basename(path))
+
+    for path in sorted(files.paths):  # a folder before what it holds
+        hide(path)
+    return hidden
+
+
+def hide_grader_files(libc: ctypes.CDLL, new_root: str, bound: list[str]) -> None:
+    """Hide every file of the grader that ``bound`` shows: in each folder that holds some,
+    a read-only overlay whose top layer has a whiteout for each (the names do not exist for
+    student code, so ``import solutions`` fails instead of finding an empty folder). Where
+    overlayfs cannot be mounted, the folder is rebuilt without them (a tmpfs of bind
+    mounts). The whiteouts are then covered by an empty tmpfs."""
+    files = _grader_files if _grader_files is not None else grader_files.find()
+    hidden = grader_files_shown(bound, files)
+    if not hidden:
+        return
+    for index, folder in enumerate(sorted(hidden, key=lambda path: path.count("/"))):
+        layer = f"{new_root}{HIDDEN_LAYERS}/{index}"
+        os.makedirs(layer, mode=0o700)
+        target = new_root + folder
+        try:
+            if any(mark in target + layer for mark in ":,\\"):
+                raise OSError("a path overlayfs options cannot hold")
+            for name in hidden[folder]:  # refused by kernels before 5.8 in a user namespace
+                os.mknod(os.path.join(layer, name), S_IFWHT, 0)
+            # The overlay's folder takes the top layer's owner and mode: the original's.
+            original = os.stat(folder)
+            try:
+                os.chown(layer, original.st_uid, original.st_gid)
+            except OSError:
+                pass  # an owner a user namespace does not map: the layer stays the grader's
+            os.chmod(layer, stat.S_IMODE(original.st_mode))
+            _mount(libc, "overlay", target, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV,
+                   f"lowerdir={layer}:{target}")
+        except OSError:
+            _rebuild_without(libc, folder, target, hidden[folder])
+    _mount(libc, "tmpfs", new_root + HIDDEN_LAYERS, "tmpfs",
+           MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555")
+
+
+def _rebuild_without(libc: ctypes.CDLL, folder: str, target: str, names: set[str]) -> None:
+    """``target`` (the root's view of ``folder``) as a tmpfs holding read-only bind mounts
+    of every entry of ``folder`` but ``names``: slower than an overlay (a mount per entry),
+    for kernels that refuse overlayfs here."""
+    original = os.stat(folder)
+    _mount(libc, "tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV,
+           f"size=1m,mode={stat.S_IMODE(original.st_mode):o},uid={original.st_uid},"
+           f"gid={original.st_gid}")
+    for entry in os.scandir(folder):
+        if entry.name in names:
+            continue
+        if entry.is_symlink():
+            os.symlink(os.readlink(entry.path), os.path.join(target, entry.name))
+        else:
+            _bind_readonly(libc, entry.path, os.path.join(target, entry.name))
+    _mount(libc, "none", target, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def check_grader_hidden(bound: list[str]) -> None:
+    """Inside the worker's root: fail closed (``OSError``) if any file of the grader is
+    still there, by its path or by an import name on ``sys.path``."""
+    files = _grader_files if _grader_files is not None else grader_files.find()
+    for path in files.paths:
+        if os.path.lexists(path) and not any(_inside(tree, path) for tree in bound):
+            raise OSError(f"the grader's {path} is still visible to student code")
+    for folder in sys.path:
+        for name in files.names:
+            for candidate in (os.path.join(folder or ".", name),
+                              os.path.join(folder or ".", name + ".py")):
+                if os.path.lexists(candidate):
+                    raise OSError(f"the grader's {candidate} is still visible to student code")
 
 
 def enter_namespaces() -> list[str]:
@@ -186,9 +305,10 @@ def enter_minimal_root(scratch: str, uid: int, file_mb: int) -> None:
     libc = _libc()
     _mount(libc, "none", "/", None, MS_REC | MS_PRIVATE)
     os.makedirs(scratch, exist_ok=True)
-    build_root(libc, scratch, uid, file_mb)
+    bound = build_root(libc, scratch, uid, file_mb)
     os.chroot(scratch)
     os.chdir(WORKDIR)
+    check_grader_hidden(bound)
 
 
 def become(uid: int) -> None:

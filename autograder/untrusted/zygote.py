@@ -206,6 +206,10 @@ def main(control_fds: list[int]) -> None:
         importlib.import_module("autograder.untrusted.isolation").compile_seccomp()
     except Exception:  # noqa: BLE001 - each worker then builds the filter, and reports if it cannot
         pass
+    try:
+        importlib.import_module("autograder.untrusted.isolation").locate_grader_files()
+    except Exception:  # noqa: BLE001 - each worker then looks for them, and fails closed if it cannot
+        pass
     huge_pages = HugePages()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped automatically
     _become_subreaper()  # ... and so are orphans of killed workers (no zombie holds a uid)

@@ -13,7 +13,10 @@ from pathlib import Path
 
 import nbformat
 from hostile_cases import (
+    CALLERS,
     FUNCTION_PARTS,
+    REPO,
+    SITE_PACKAGES,
     SKIPPED_TIMEOUT,
     TOKEN_ENV,
     Context,
@@ -28,6 +31,8 @@ from hostile_cases import (
     with_cells,
     write_submission,
 )
+
+from tests.support.reference_attack import DISTRIBUTION, attack_cell
 
 MALFORMED = r"malformed reply"
 
@@ -169,6 +174,16 @@ def stuffed_limitation(folder: Path, student: str, ctx: Context) -> None:
     cohort.write_evidence(folder, student, limitation=STUFFED)
 
 
+# 11. The installed grader (issue 25): every stub left in, a last cell that imports the
+#     reference or reads it from the grader's files (the checkout's, the venv's editable finder
+#     and metadata, a scan of sys.path) and binds it over the stubs.
+def installed_reference(folder: Path, student: str, ctx: Context) -> None:
+    paths = [str(REPO / "solutions" / "attention.py"),
+             *(str(p) for p in SITE_PACKAGES.glob(f"__editable__*{DISTRIBUTION}*")),
+             *(str(p) for p in SITE_PACKAGES.glob(f"{DISTRIBUTION}-*/RECORD"))]
+    write_submission(folder, student, _stubs_plus_cells(student, [attack_cell(paths)]))
+
+
 SANDBOX_CASES: list[Hostile] = [
     Hostile(
         "bad_strings",
@@ -214,7 +229,9 @@ SANDBOX_CASES: list[Hostile] = [
         leaks,
         Expect(
             zero=("stable_softmax",),
-            lost=("stable_softmax",),  # its callers carry the error forward
+            # It raises in every check (its quoted inputs made safe, one message): no better
+            # than a stub, so its callers carry nothing forward (issue 25).
+            lost=CALLERS["stable_softmax"],
             notes=(r"token=absent",),
             messages={"stable_softmax": r"the message quoted the check's inputs"},
             unsure=("evidence",),
@@ -232,6 +249,14 @@ SANDBOX_CASES: list[Hostile] = [
         "correct code; the limitation is one keyword and a sentence about trombones",
         stuffed_limitation,
         Expect(lost=("limitation",), messages={"limitation": r"(not about attention|person)"}),
+    ),
+    Hostile(
+        "installed_reference",
+        "every stub left in; a last cell imports the reference or reads it through the "
+        "grader's installed files (editable finder, metadata, sys.path) and binds it",
+        installed_reference,
+        Expect(zero=FUNCTION_PARTS, lost=(*FUNCTION_PARTS, "evidence"),
+               messages={"evidence": r"do not reproduce"}),
     ),
 ]
 """Appended to ``hostile_cases.HOSTILE``."""

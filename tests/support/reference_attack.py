@@ -1,0 +1,98 @@
+"""Issue 25, item 3: a notebook of untouched stubs whose last cell takes the reference from the
+grader's own installation (``import solutions``, its files by path, a scan of ``sys.path``).
+Graded in any install mode, it must score exactly what the same stubs score without that cell.
+
+``probe_cell`` is the same search as a function that reports what it found, for tests that
+drive a sandboxed worker directly.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import nbformat
+
+from autograder.authoring import sample_cohort
+from autograder.authoring.sync import grade_id
+from autograder.spec import SPEC
+
+# The grader's distribution as its install files spell it (pyproject's name, normalised).
+DISTRIBUTION = "h2-attention".replace("-", "_")
+
+_SEARCH = '''
+import importlib, importlib.util, os, pkgutil, sys
+
+def _reference_sources(paths):
+    """Every way student code could reach the grader's files."""
+    found = {}
+    for name in ("solutions", "solutions.attention", "autograder.checks", "autograder.grading"):
+        try:
+            importlib.import_module(name)
+            found["import " + name] = name
+        except Exception:
+            pass
+    for name in ("solutions", "autograder.checks"):
+        try:
+            if importlib.util.find_spec(name) is not None:
+                found["find_spec " + name] = name
+        except Exception:
+            pass
+    for module in pkgutil.iter_modules():
+        if module.name in ("solutions", "autograder"):
+            found["pkgutil " + module.name] = module.name
+    candidates = list(paths)
+    for folder in sys.path:
+        for relative in ("solutions/attention.py", "autograder/checks/test_softmax.py"):
+            candidates.append(os.path.join(folder or ".", relative))
+    for path in candidates:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                found["open " + path] = handle.read()
+        except Exception:
+            pass
+    return found
+'''
+
+_RUN_REFERENCE = '''
+_found = _reference_sources({paths!r})
+try:
+    import solutions as _reference
+    globals().update({{name: getattr(_reference, name) for name in _reference.__all__}})
+except Exception:
+    for _key, _text in _found.items():
+        if _key.startswith("open ") and _key.endswith("attention.py"):
+            exec(_text)
+'''
+
+
+def attack_cell(paths: list[str]) -> str:
+    """The last cell: find the reference and bind its functions over the stubs."""
+    return textwrap.dedent(_SEARCH) + textwrap.dedent(_RUN_REFERENCE).format(paths=list(paths))
+
+
+def probe_cell() -> str:
+    """A cell that defines ``_reference_sources(paths)``: what of the grader it could reach."""
+    return textwrap.dedent(_SEARCH)
+
+
+def stubs_notebook(student: str, last_cells: tuple[str, ...] = ()) -> nbformat.NotebookNode:
+    """The release notebook's stubs (``raise NotImplementedError``), the student's id and
+    limitation filled in, ``last_cells`` appended."""
+    notebook = sample_cohort.solved_notebook(student)
+    release = nbformat.read(SPEC.release_notebook, as_version=4)
+    stubs = {grade_id(c): c.source for c in release.cells if grade_id(c) in SPEC.function_parts}
+    for gid, stub in stubs.items():
+        sample_cohort.set_cell(notebook, gid, lambda _, stub=stub: stub)
+    notebook.cells.extend(nbformat.v4.new_code_cell(source) for source in last_cells)
+    return notebook
+
+
+def write_stubs(folder: Path, student: str, reference_paths: list[str] | None = None) -> None:
+    """A submission folder of stubs (and the reference's evidence file); with
+    ``reference_paths``, its last cell tries to take the reference (those paths included)."""
+    cells = () if reference_paths is None else (attack_cell(reference_paths),)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / SPEC.notebook).write_text(nbformat.writes(stubs_notebook(student, cells)),
+                                        encoding="utf-8")
+    sample_cohort.write_evidence(folder, student)
