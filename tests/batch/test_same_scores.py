@@ -1,7 +1,12 @@
 """Grading faster changes no grade (issue 17): the sample cohort, graded by today's grader,
 gets every score it got before that work (``tests/batch/sample_cohort_scores.json``, written by
 ``tests/support/cohort_scores.py`` on commit 791e02d): status, review flags, each part's points
-and diagnoses, and each hidden check's score, for every student."""
+and diagnoses, and each hidden check's score, for every student.
+
+Re-recorded for issue 25, where grades changed on purpose: two checks were renamed (the
+softmax's masked maximum and non-finite temperatures), and the monkeypatching student, whose
+softmax returns zeros whatever its scores, no longer carries anything forward into the four
+functions built on it (75 -> 54): a constant block's callers give constants too."""
 
 from __future__ import annotations
 
