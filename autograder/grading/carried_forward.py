@@ -219,6 +219,10 @@ def own_intervention(
         "value_intervention", Q, K, V, index, new_value, **_kwargs(mask)))
     want = _reference(lambda: reference.value_intervention(Q, K, V, index, new_value, **_kwargs(mask)))
     if error is not None:
+        # Their SDPA may only pass on the error of one of its own blocks: blame that block.
+        behind = _blocks(student, reference, Q, K, V, mask)
+        if behind.error is not None and behind.error.signature() == error.signature():
+            return replace(behind, again=again, again_error=again_error, want=want)
         return Own(None, (SDPA,), error, SDPA, again, again_error, want)
     before_pair, after_pair = pairs
     if not all(type(pair) in (tuple, list) and len(pair) == 2 for pair in (before_pair, after_pair)):
@@ -341,7 +345,9 @@ def transfer(results: Iterable[CheckResult], order: Sequence[str]) -> list[Check
         plural = len(blocks) > 1
         template, verbs = (NEVER_RUNS, ("fails", "fail")) if losers else (NOT_CARRIED, ("passes", "pass"))
         note = template.format(blocks=named(blocks), verb=verbs[plural], its="their" if plural else "its")
-        results[index] = replace(check.instead, message=f"{check.instead.message} {note}")
+        message = check.instead.message.rstrip()
+        stop = "" if message.endswith((".", "!", "?")) else "."
+        results[index] = replace(check.instead, message=f"{message}{stop} {note}")
     return results
 
 

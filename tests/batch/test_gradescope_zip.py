@@ -209,7 +209,11 @@ def test_run_autograder_grades_in_a_gradescope_tree(zip_path, tmp_path):
     texts = [leaky["output"], *(t["output"] for t in leaky["tests"]), *(t["name"] for t in leaky["tests"])]
     for text in texts:
         assert len(FRACTION.findall(text)) <= MAX_FRACTIONS, text
-    assert "inputs: [" not in json.dumps(leaky)
+    # The one array a message may quote is the lecture's hand example (public numbers): the
+    # SDPA's hand-example check fails on the softmax's error, which nothing carries forward
+    # from a softmax that raises in every check.
+    public = re.compile(r"inputs: \[\[0\.707107 0\.\s+0\.707107\]\]")
+    assert "inputs: [" not in public.sub("", json.dumps(leaky))
     # Markdown: a failed check's reasons are a list, the function names code.
     assert any(t["output"].startswith("- ") and "`stable_softmax`" in t["output"]
                for t in softmax)
