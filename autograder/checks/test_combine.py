@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from autograder.checks import probes
+from autograder.checks.properties import works_readonly
 from autograder.grading import misconceptions as mc
 from autograder.grading.assertions import call, expect_equal_mask, expect_error
 from autograder.grading.student import Student
@@ -46,5 +47,5 @@ def test_mismatched_key_count_raises(student: Student, reference: ModuleType) ->
 @pytest.mark.part(NAME, points=1, requires="The grader passes read-only arrays: build new arrays instead of writing into your arguments")
 def test_inputs_not_modified(student: Student, reference: ModuleType) -> None:
     """Works on read-only masks (inputs are not modified)"""
-    _check(student, probes.causal(probes.NQ, probes.NK), probes.padding([5, 2], probes.NK),
-           "the combined mask", readonly=True)
+    causal, key_padding = probes.causal(probes.NQ, probes.NK), probes.padding([5, 2], probes.NK)
+    works_readonly(student, NAME, causal, key_padding, want=causal[None, :, :] & key_padding[:, None, :])

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from autograder.checks import probes
+from autograder.checks.properties import expect_float32
 from autograder.grading import misconceptions as mc
-from autograder.grading.assertions import call, expect_close, expect_dtype, expect_error
+from autograder.grading.assertions import call, expect_close, expect_error
 from autograder.grading.student import Student
 
 NAME = "attention_context"
@@ -45,8 +46,8 @@ def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
     """float32 weights and values give a float32 context"""
     weights = _weights(reference, 511).astype(np.float32)
     V = probes.normal(512, probes.NK, probes.DV).astype(np.float32)
-    got = _check(student, reference, weights, V, "the float32 context")
-    expect_dtype(got, np.float32, "the context for float32 inputs", diagnosis=mc.dtype_signatures(np.dtype(np.float32), got))
+    expect_float32(call(student, NAME, weights, V), reference.attention_context(weights, V),
+                   "the context for float32 inputs")
 
 
 @pytest.mark.part(NAME, points=1, requires="weights and V with different ``n_k`` raise ``ValueError``")

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from autograder.checks import probes
+from autograder.checks.properties import expect_float32
 from autograder.grading import misconceptions as mc
-from autograder.grading.assertions import call, expect_close, expect_dtype, expect_error
+from autograder.grading.assertions import call, expect_close, expect_error
 from autograder.grading.student import Student, StudentError
 
 NAME = "attention_scores"
@@ -73,10 +74,7 @@ def test_explicit_scale(student: Student, reference: ModuleType) -> None:
 def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
     """float32 inputs give float32 scores"""
     Q, K, _ = probes.qkv(104, dtype=np.float32)
-    got = call(student, NAME, Q, K)
-    want = reference.attention_scores(Q, K)
-    expect_close(got, want, "the float32 scores", diagnose=_diagnose(Q, K))
-    expect_dtype(got, np.float32, "the scores for float32 inputs", diagnosis=mc.dtype_signatures(np.dtype(np.float32), got))
+    expect_float32(call(student, NAME, Q, K), reference.attention_scores(Q, K), "the scores for float32 inputs")
 
 
 @pytest.mark.part(NAME, points=1, requires="Q and K with different ``d_k`` raise ``ValueError``")

@@ -15,13 +15,12 @@ import numpy as np
 import pytest
 
 from autograder.checks import probes
+from autograder.checks.properties import IgnoresInputs, expect_float32, works_readonly
 from autograder.grading import misconceptions as mc
 from autograder.grading.assertions import (
     CheckFailure,
     call,
-    expect,
     expect_close,
-    expect_dtype,
     expect_error,
     expect_pair,
 )
@@ -121,21 +120,31 @@ def test_all_masked_row_raises(student: Student, reference: ModuleType) -> None:
 def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
     """float32 inputs give float32 context and weights"""
     Q, K, V = probes.qkv(631, dtype=np.float32)
-    context = _check(student, reference, Q, K, V, what=" (float32)")
-    weights = student.call(NAME, Q, K, V)[1]
+    want_context, want_weights = reference.scaled_dot_product_attention(Q, K, V)
+    got: tuple[object, object] | None = None
     try:
-        expect_dtype(context, np.float32, "the context for float32 inputs",
-                     diagnosis=mc.dtype_signatures(np.dtype(np.float32), context))
-        expect(type(weights) is np.ndarray and weights.dtype == np.float32,
-               "Expected the weights for float32 inputs to be float32.",
-               mc.dtype_signatures(np.dtype(np.float32), weights))
+        got = expect_pair(call(student, NAME, Q, K, V))
+        expect_float32(got[0], want_context, "the context for float32 inputs")
+        expect_float32(got[1], want_weights, "the weights for float32 inputs")
     except CheckFailure as failure:
+        # Error carried forward: a float64 block makes their SDPA float64 too.
         own = own_attention(student, reference, Q, K, V)
-        settle(failure, own, NAME, same, first=(context, weights))
+        if own.wrong:  # the dtype comes from a block of theirs: its misconception is diagnosed there
+            failure = CheckFailure(failure.message, (), failure.student_error)
+        settle(failure, own, NAME, same, first=got)
 
 
 @pytest.mark.part(NAME, points=1, requires="The grader passes read-only arrays: build new arrays instead of writing into your arguments")
 def test_inputs_not_modified(student: Student, reference: ModuleType) -> None:
     """Works on read-only inputs (inputs are not modified)"""
     Q, K, V = probes.qkv(641, lead=(probes.B,))
-    _check(student, reference, Q, K, V, mask=probes.mixed_mask(642, probes.NQ, probes.NK), readonly=True)
+    mask = probes.mixed_mask(642, probes.NQ, probes.NK)
+    got: object = None
+    try:
+        got = works_readonly(student, NAME, Q, K, V, mask=mask,
+                             want=reference.scaled_dot_product_attention(Q, K, V, mask=mask))
+    except CheckFailure as failure:
+        # Error carried forward: an error one of their own blocks raises is charged there.
+        own = own_attention(student, reference, Q, K, V, mask)
+        settle(failure, own, NAME, same,
+               first=failure.result if isinstance(failure, IgnoresInputs) else got)

@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 
 from autograder.checks import probes
+from autograder.checks.properties import expect_float32
 from autograder.grading import misconceptions as mc
 from autograder.grading.assertions import (
     CheckFailure,
     call,
     expect_close,
-    expect_dtype,
     expect_pair,
 )
 from autograder.grading.carried_forward import own_projected, same, settle
@@ -107,11 +107,15 @@ def test_causal_mask_passed_on(student: Student, reference: ModuleType) -> None:
 def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
     """float32 (read-only) inputs give float32 context and weights"""
     args = _inputs(1031, lead=(probes.B,), dtype=np.float32)
-    context, weights = _check(student, reference, args, what=" (float32)", readonly=True)
+    want_context, want_weights = reference.self_attention(*args)
+    got: tuple[object, object] | None = None
     try:
-        for value, what in ((context, "the context"), (weights, "the weights")):
-            expect_dtype(value, np.float32, f"{what} for float32 inputs",
-                         diagnosis=mc.dtype_signatures(np.dtype(np.float32), value))
+        got = expect_pair(call(student, NAME, *args, readonly=True))
+        expect_float32(got[0], want_context, "the context for float32 inputs")
+        expect_float32(got[1], want_weights, "the weights for float32 inputs")
     except CheckFailure as failure:
+        # Error carried forward: a float64 block makes their self-attention float64 too.
         own = own_projected(student, reference, NAME, args[0], None, *args[1:])
-        settle(failure, own, NAME, same, first=(context, weights))
+        if own.wrong:  # the dtype comes from a block of theirs: its misconception is diagnosed there
+            failure = CheckFailure(failure.message, (), failure.student_error)
+        settle(failure, own, NAME, same, first=got)

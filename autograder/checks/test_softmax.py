@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from autograder.checks import probes
+from autograder.checks.properties import expect_float32, works_readonly
 from autograder.grading import misconceptions as mc
-from autograder.grading.assertions import call, expect, expect_close, expect_dtype, expect_error
+from autograder.grading.assertions import call, expect, expect_close, expect_error
 from autograder.grading.student import Student, StudentError
 
 NAME = "stable_softmax"
@@ -146,12 +147,12 @@ def test_non_positive_temperature_raises(student: Student, reference: ModuleType
 def test_inputs_not_modified(student: Student, reference: ModuleType) -> None:
     """Works on read-only scores and mask (inputs are not modified)"""
     scores = probes.normal(401, probes.NQ, probes.NK, scale=50.0)
-    _check(student, reference, scores, mask=probes.mixed_mask(402, probes.NQ, probes.NK), readonly=True)
+    mask = probes.mixed_mask(402, probes.NQ, probes.NK)
+    works_readonly(student, NAME, scores, mask=mask, want=reference.stable_softmax(scores, mask=mask))
 
 
 @pytest.mark.part(NAME, points=1, requires="Float32 in, float32 out")
 def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
     """float32 scores give float32 weights"""
     scores = probes.normal(411, probes.NQ, probes.NK, scale=3.0).astype(np.float32)
-    got = _check(student, reference, scores, what="the float32 weights")
-    expect_dtype(got, np.float32, "the weights for float32 scores", diagnosis=mc.dtype_signatures(np.dtype(np.float32), got))
+    expect_float32(call(student, NAME, scores), reference.stable_softmax(scores), "the weights for float32 scores")

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from autograder.checks import probes
+from autograder.checks.properties import expect_float32, works_readonly
 from autograder.grading import misconceptions as mc
-from autograder.grading.assertions import call, expect_close, expect_dtype
+from autograder.grading.assertions import call, expect_close
 from autograder.grading.student import Student, StudentError
 
 NAME = "torch_sdpa"
@@ -74,8 +75,7 @@ def test_combined_mask_values(student: Student, reference: ModuleType) -> None:
 def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
     """float32 inputs give a float32 context"""
     Q, K, V = probes.qkv(731, lead=(probes.B,), dtype=np.float32)
-    got = _check(student, reference, Q, K, V, what="the float32 context")
-    expect_dtype(got, np.float32, "the context for float32 inputs", diagnosis=mc.dtype_signatures(np.dtype(np.float32), got))
+    expect_float32(call(student, NAME, Q, K, V), reference.torch_sdpa(Q, K, V), "the context for float32 inputs")
 
 
 @pytest.mark.part(NAME, points=1, requires="``scale`` is passed on to SDPA")
@@ -88,4 +88,5 @@ def test_explicit_scale(student: Student, reference: ModuleType) -> None:
 def test_inputs_not_modified(student: Student, reference: ModuleType) -> None:
     """Works on read-only inputs (inputs are not modified)"""
     Q, K, V = probes.qkv(751, lead=(probes.B,))
-    _check(student, reference, Q, K, V, mask=probes.mixed_mask(752, probes.NQ, probes.NK), readonly=True)
+    mask = probes.mixed_mask(752, probes.NQ, probes.NK)
+    works_readonly(student, NAME, Q, K, V, mask=mask, want=reference.torch_sdpa(Q, K, V, mask=mask))

@@ -301,8 +301,9 @@ def settle(
         ):
             # A block given another block's wrong result may raise: the wrong one is the cause.
             raise carried(failure, [*own.wrong, own.raised_by], part, raised=True) from None
-        raise CheckFailure(f"{failure.message} The cause is in your `{own.raised_by}`: "
-                           f"{own.error.describe()}.", failure.diagnosis,
+        stop = "" if failure.message.rstrip().endswith((".", "!", "?")) else "."
+        raise CheckFailure(f"{failure.message.rstrip()}{stop} The cause is in your `{own.raised_by}`: "
+                           f"{_what_it_did(own.error, own.raised_by)}.", failure.diagnosis,
                            failure.student_error) from None
     if (own.value is not None and own.wrong and own.again_error is None
             and own.again is not None and agrees(own.again, own.value)
@@ -310,6 +311,14 @@ def settle(
             and not (first is not None and same(first, own.again))):
         raise carried(failure, own.wrong, part) from None
     raise failure
+
+
+def _what_it_did(error: StudentError, function: str) -> str:
+    """The error's account after "The cause is in your `function`:" without naming the
+    function a second time ("it did not finish in time", not "`f` did not finish")."""
+    text = error.describe()
+    who = f"`{function}` "
+    return "it " + text[len(who):] if text.startswith(who) else text
 
 
 # ------------------------------------------------------------ after all checks

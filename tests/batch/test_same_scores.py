@@ -6,7 +6,10 @@ and diagnoses, and each hidden check's score, for every student.
 Re-recorded for issue 25, where grades changed on purpose: two checks were renamed (the
 softmax's masked maximum and non-finite temperatures), and the monkeypatching student, whose
 softmax returns zeros whatever its scores, no longer carries anything forward into the four
-functions built on it (75 -> 54): a constant block's callers give constants too."""
+functions built on it (75 -> 54): a constant block's callers give constants too.
+Re-recorded again for issue 26's property checks (a read-only or float32 check tests only
+its property, values are charged in the checks about values): three students with one value
+bug each keep the property points they had lost to it (81 -> 83, 95 -> 96, 96 -> 97)."""
 
 from __future__ import annotations
 

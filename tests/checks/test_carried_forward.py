@@ -117,10 +117,13 @@ def test_an_sdpa_bug_of_its_own_is_named_in_self_and_cross_attention():
 def test_a_wiring_bug_of_its_own_still_costs_points_beside_a_softmax_bug():
     scores = grade_source(override_source(SOFTMAX_OVER_QUERIES + OWN_WIRING_BUGS))
     # Their result is not what their own SDPA gives on the right projections: every
-    # check of both parts fails, none is carried forward.
+    # check of both parts about values fails, none is carried forward. (The float32 check
+    # tests the dtype only, which their self-attention keeps: issue 26.)
     for part in PROJECTING_PARTS:
-        assert scores[part].points == 0, scores[part].messages
+        about_values = [c for c in scores[part].checks if "float32" not in c.name]
+        assert about_values and all(c.points == 0 for c in about_values), scores[part].messages
         assert not any("carried forward" in m for m in scores[part].messages), scores[part].messages
+        assert not any(c.carried_from for c in scores[part].checks)
     # The same bugs on a correct softmax: each part reports its own misconception.
     alone = grade_source(override_source(OWN_WIRING_BUGS))
     assert "values_projected_with_wk" in alone["self_attention"].diagnoses
