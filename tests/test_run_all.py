@@ -23,7 +23,7 @@ from autograder.authoring.sample_cohort import set_cell, solved_notebook
 from autograder.authoring.sync import grade_id
 from autograder.spec import SPEC
 
-EVIDENCE = "attention_evidence.json"
+EVIDENCE = SPEC.evidence_file
 TAG = "raises-exception"
 
 # Two bugs whose visible checks used to fail without reaching their hint:
@@ -33,14 +33,14 @@ BUGS = {
         "attention_scores",
         "(Q @ np.swapaxes(K, -1, -2)) * scale",
         "(Q @ K.T) * scale",
-        "check_attention_scores",
+        SPEC.part("attention_scores").grade_cell,
         ["attention_scores failed on batched input", "np.swapaxes(K, -1, -2)"],
     ),
     "mask_inverted": (
         "stable_softmax",
         "allowed = allowed & mask",
         "allowed = allowed & ~mask",
-        "check_causal_mask",
+        SPEC.part("causal_mask").grade_cell,
         ["causal_mask(3) is right", "look at stable_softmax"],
     ),
 }
@@ -123,8 +123,8 @@ def test_nbconvert_execute_saves_the_evidence_despite_a_failing_check(bug, tmp_p
     for word in words:
         assert word in failed[0]["evalue"], failed[0]["evalue"]
     # The cells after the failure ran: the evidence check read the saved file.
-    assert cells["check_evidence"].get("execution_count") is not None
-    assert [e["ename"] for e in errors(cells["check_evidence"])] in ([], ["AssertionError"])
+    assert cells[SPEC.part("evidence").grade_cell].get("execution_count") is not None
+    assert [e["ename"] for e in errors(cells[SPEC.part("evidence").grade_cell])] in ([], ["AssertionError"])
 
 
 def run_all_like_jupyterlab(path: Path) -> list[str]:
