@@ -1,6 +1,8 @@
-"""The student's feedback page reads like a product (issue 15): code spans are code, a message
-is said once, the header says which course, cohort, assignment and grading day it is about,
-carried-forward points say so, and nothing of the grading machine or of the TA's notes shows."""
+"""The student's feedback page reads like a product (issues 15 and 26): the likely cause first,
+then the failed checks with their points, repeats said once; Markdown rendered (escaped first);
+evidence sections with their worth; carried-forward points said only where points were carried;
+no total for a notebook that has none; the header says which course, cohort, assignment and
+grading day it is about; nothing of the grading machine or of the TA's notes shows."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import pytest
 from autograder.grading.carried_forward import carried_note
 from autograder.grading.evidence_parts import CARRIED_NOTE
 from autograder.results import feedback_page
+from autograder.results import result as saved  # (its TestResult is not a pytest class)
 from autograder.results.result import (
     STATUS_GRADED,
     STATUS_UNGRADABLE,
@@ -80,7 +83,7 @@ def test_one_message_for_several_evidence_sections_is_shown_once():
     ])
     text = visible_text(feedback_page.render(result([evidence])))
     assert text.count(body) == 1
-    for section in ("/masked_case", "/parity", "/intervention", "/hand_example/weights/0/1"):
+    for section in ("masked_case", "parity", "intervention", "/hand_example/weights/0/1"):
         assert section in text
     assert text.count("another problem") == 1
 
@@ -123,19 +126,47 @@ def test_the_course_is_the_roots_nbgrader_course_id(tmp_path):
     assert feedback_page.course_id(REPO) in other.read_text().split("</header>")[0]
 
 
+def row_of(page: str, part: str) -> str:
+    """The HTML of one part's row (up to the next part's row)."""
+    return page.split(f'id="part-{part}"', 1)[1].split('<tr id="part-', 1)[0]
+
+
+def check(part: str, name: str, lost: float, output: str = "", max_score: float = 1.0
+          ) -> saved.TestResult:
+    """A hidden check of ``part`` that lost ``lost`` of its ``max_score`` points."""
+    status = "failed" if lost else "passed"
+    return saved.TestResult(name, part, max_score - lost, max_score, status, output)
+
+
 @pytest.mark.parametrize("note", [
     carried_note(["stable_softmax"], "scaled_dot_product_attention"),
     carried_note(["attention_scores", "stable_softmax"], "self_attention"),
 ])
-def test_a_carried_forward_check_is_shown_as_such(note):
+def test_a_carried_forward_check_is_shown_as_such_with_its_points(note):
     assert is_carried_forward(note)
     part = PartResult("scaled_dot_product_attention", 8, 8, messages=[note])
-    page = feedback_page.render(result([part]))
-    row = page.split('id="part-scaled_dot_product_attention"', 1)[1].split("</tr>", 1)[0]
-    carried = re.search(r'<div class="carried">(.*?)</div>', row, re.S)
-    assert carried, row
+    tests = [check(part.part, "hand example", 0, note, 3), check(part.part, "float32", 0, "", 5)]
+    page = feedback_page.render(result([part], tests=tests))
+    carried = re.search(r'<div class="carried">(.*?)</div>', row_of(page, part.part), re.S)
+    assert carried, row_of(page, part.part)
     assert "Carried forward" in carried.group(1)
-    assert "graded on your own" in visible_text(carried.group(1)).lower()
+    said = visible_text(carried.group(1))
+    assert "3 points of this part were graded on your own earlier results" in said, said
+
+
+def test_no_carried_forward_box_where_no_points_were_carried():
+    """A full-score part whose checks all passed on their own shows no carried-forward box,
+    even when a message says "carried forward" (issue 26: green boxes on full parts)."""
+    note = carried_note(["stable_softmax"], "scaled_dot_product_attention")
+    on_its_own = PartResult("scaled_dot_product_attention", 8, 8, messages=[note])
+    tests = [check(on_its_own.part, "hand example", 0, "", 3),
+             check(on_its_own.part, "float32", 0, "", 5)]
+    page = feedback_page.render(result([on_its_own], tests=tests))
+    assert 'class="carried"' not in page
+    assert "All checks passed." in visible_text(row_of(page, on_its_own.part))
+    # Without its checks (no way to say what was carried) a full part says nothing either.
+    page = feedback_page.render(result([on_its_own]))
+    assert 'class="carried"' not in page
 
 
 def test_a_carried_forward_evidence_section_is_shown_as_such():
@@ -143,8 +174,126 @@ def test_a_carried_forward_evidence_section_is_shown_as_such():
     assert is_carried_forward(message)
     assert not is_carried_forward("/hand_example: the weights are not carried forward at all")
     evidence = PartResult("evidence", 14, 14, messages=[message])
-    row = feedback_page.render(result([evidence])).split('id="part-evidence"', 1)[1]
-    assert re.search(r'<div class="carried">.*?/hand_example', row.split("</tr>")[0], re.S)
+    row = row_of(feedback_page.render(result([evidence])), "evidence")
+    carried = re.search(r'<div class="carried">(.*?)</div>', row, re.S)
+    assert carried and "hand_example" in carried.group(1)
+    worth = SPEC.evidence_sections["hand_example"]
+    assert feedback_page.points(worth) in visible_text(carried.group(1))
+
+
+def test_the_likely_cause_comes_first_then_the_failed_checks_with_their_points():
+    part = "stable_softmax"
+    cause = "The weights are normalised over the *wrong* axis: use `axis=-1`."
+    tests = [check(part, "Rows sum to one", 1, f"Rows do not sum to one.\n{cause}"),
+             check(part, "Large scores", 2, f"NaN in the weights.\n{cause}", 2),
+             check(part, "float32 stays float32", 0)]
+    page = feedback_page.render(result([PartResult(part, 10, 13, explanations=[cause])],
+                                       tests=tests))
+    row = row_of(page, part)
+    text = visible_text(row)
+    assert text.index("Likely cause") < text.index("Rows do not sum to one")
+    assert text.count("normalised over the") == 1  # the cause is not repeated per check
+    assert re.search(r"Rows sum to one\s+−1 point\b", text), text
+    assert re.search(r"Large scores\s+−2 points", text), text
+    assert "float32 stays float32" not in text  # a passed check is not a problem
+
+
+def test_reasons_that_differ_only_in_numbers_are_said_once_with_the_combined_points():
+    part = "stable_softmax"
+    tests = [check(part, f"check {i}", points, f"Wrong values at ({i}, 3) (expected 0.{i}1, "
+                   f"got 0.9{i})", points) for i, points in ((1, 1), (2, 2), (3, 1))]
+    tests.append(check(part, "check 4", 1, "NaN in the weights at position (0, 0)."))
+    page = feedback_page.render(result([PartResult(part, 8, 13)], tests=tests))
+    text = visible_text(row_of(page, part))
+    assert text.count("Wrong values") == 1
+    assert "(expected 0.11, got 0.91)" in text  # the first check's numbers, as the example
+    assert re.search(r"3 checks failed this way:\s+−4 points", text), text
+    assert text.count("NaN in the weights") == 1 and "check 4" in text
+    for i in (1, 2, 3):
+        assert f"check {i}" in text
+
+
+def test_markdown_is_rendered_and_never_shown_raw():
+    part = "scaled_dot_product_attention"
+    cause = "With batch dimensions, `K.T` reverses *all* axes: use **only** the last two."
+    tests = [check(part, "An explicit `scale` is used", 1, "`scaled_dot_product_attention` "
+                   "returned the *wrong* shape")]
+    page = feedback_page.render(result([PartResult(part, 7, 8, explanations=[cause])],
+                                       tests=tests))
+    row = row_of(page, part)
+    assert "<em>all</em>" in row and "<strong>only</strong>" in row and "<em>wrong</em>" in row
+    assert "<code>K.T</code>" in row and "<code>scale</code>" in row
+    text = visible_text(row)
+    assert "`" not in text and "*" not in text
+
+
+@pytest.mark.parametrize(("text", "html_", "raw"), [
+    ("*<b>x</b>*", "<em>&lt;b&gt;x&lt;/b&gt;</em>", "<b>"),
+    ("`*<i>*`", "<code>*&lt;i&gt;*</code>", "<i>"),
+    ("[link](javascript:alert(1)) ![i](x.png) <https://a.b>", "[link](javascript:alert(1))",
+     "<a"),
+    ("no attribute '__len__' in a_b_c", "no attribute &#39;__len__&#39; in a_b_c", "<strong>"),
+    ("2 * 3 * 4 and a*b*c", "2 * 3 * 4 and a*b*c", "<em>"),
+    ("# not a heading\n- not a list", "# not a heading", "<h1>"),
+])
+def test_student_text_is_escaped_before_the_small_markdown_subset(text, html_, raw):
+    rendered = str(feedback_page.code_spans(text))
+    assert html_ in rendered, rendered
+    assert raw not in rendered
+
+
+def test_evidence_sections_show_their_worth_from_the_spec():
+    sections = SPEC.evidence_sections
+    failing = "masked_case"
+    worth = sections[failing]
+    evidence = PartResult("evidence", SPEC.part_points["evidence"] - worth,
+                          SPEC.part_points["evidence"],
+                          messages=[f"/{failing}/weights/0/0: the masked weights are wrong"])
+    row = row_of(feedback_page.render(result([evidence])), "evidence")
+    for name, points in sections.items():
+        cell = row.split(f'id="section-{name}"', 1)[1].split("</tr>", 1)[0]
+        shown = visible_text(cell)
+        assert name in shown
+        expected = f"0 / {points:g}" if name == failing else f"{points:g} / {points:g}"
+        assert expected in shown, (name, shown)
+    assert "/masked_case/weights/0/0" in visible_text(row)
+
+
+def test_a_paragraph_repeated_for_several_sections_is_shown_once():
+    advice = ("The numbers in the evidence file must be the ones your functions compute. "
+              "Re-run the whole notebook and submit it with the file it writes.")
+    sections = ("hand_example", "masked_case", "parity", "intervention")
+    messages = [f"/{name}: `value_intervention` did not finish for the {name} section. {advice}"
+                for name in sections]
+    evidence = PartResult("evidence", 2, 14, messages=messages, needs_review=True)
+    text = visible_text(row_of(feedback_page.render(result([evidence])), "evidence"))
+    assert text.count("Re-run the whole notebook") == 1, text
+    for name in sections:
+        assert f"for the {name} section" in text
+
+
+def test_an_ungradable_notebook_shows_no_total_it_does_not_have():
+    reason = f"{SPEC.notebook} is not a valid notebook: its JSON is broken"
+    parts = [PartResult(name, 0.0, float(points), messages=[reason])
+             for name, points in SPEC.function_points.items()]
+    graded = result(parts, status=STATUS_UNGRADABLE, reason=reason)
+    assert graded.score > 0  # the evidence parts were graded without the notebook
+    page = feedback_page.render(graded)
+    header = visible_text(page.split("</header>", 1)[0])
+    assert f"{graded.score:g} / {graded.max_score:g}" not in header
+    assert "No total" in header
+    for name in SPEC.function_points:
+        assert "— /" in visible_text(row_of(page, name)) and "0 /" not in row_of(page, name)
+    assert visible_text(page).count("is not a valid notebook") == 1
+
+
+def test_a_note_about_one_function_is_said_in_its_row():
+    part = "value_intervention"
+    tests = [check(part, "intervention", 1, f"`{part}` did not finish in time.")]
+    note = f"`{part}` was stopped at once: it calls `stable_softmax`, which ran out of time"
+    page = feedback_page.render(result([PartResult(part, 6, 7)], tests=tests, notes=[note]))
+    assert "was stopped at once" in visible_text(row_of(page, part))
+    assert visible_text(page).count("was stopped at once") == 1
 
 
 def test_no_path_of_the_grading_machine_is_shown(tmp_path):

@@ -1,15 +1,25 @@
 """The feedback report a student reads: one HTML page, rendered from a template.
 
 The page is read by the student, so it is written for them and shows only what is
-theirs (issue 15):
+theirs (issues 15 and 26):
 
-* messages use Markdown-style code spans (`stable_softmax`); they become ``<code>``
-  elements after the text is HTML-escaped, so student text is never markup;
+* per part, the likely cause first (the diagnosis of a known misconception), then the
+  failed checks with the points each cost; a reason several checks share is said once,
+  with the checks under it and their combined points (reasons that differ only in their
+  numbers, "expected 0.09, got 0.97" and "expected 0.27, got 0.74", count as one, the
+  first shown as the example);
+* the evidence part lists its sections with what each is worth (the spec's
+  ``[parts.sections]``), and a paragraph several sections (or checks) repeat is said once;
+* the grader's texts are Markdown (code spans, ``*emphasis*``): rendered, never shown raw,
+  and always escaped first (``autograder.results.wording.inline_markdown``), since they
+  can quote the student's own text;
+* "carried forward" is said only where points were carried: on the checks (or evidence
+  sections) that passed on the student's own earlier results, with the points concerned;
+* a notebook that could not be graded shows no total (it has none), only why;
 * a message is said once: one that is already a note above the table, or that several
-  parts repeat, or that several evidence sections share, appears once;
+  parts repeat, or that several evidence sections share, appears once; a note about one
+  part is said in that part's row;
 * the header says which course, cohort, assignment and grading day the page is about;
-* a check that passed on the student's own earlier results ("carried forward", see
-  ``autograder.grading.carried_forward``) is shown as such, not as a problem;
 * nothing of the grading machine: no absolute path (the course root, this repository, the
   TA's home, the temporary folder), and none of the TA's notes (``ta_notes``).
 """
@@ -18,42 +28,47 @@ from __future__ import annotations
 
 import re
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from autograder.results.result import (
     CARRIED_FORWARD,
     STATUS_GRADED,
     SubmissionResult,
+    TestResult,
     is_carried_forward,
     write_atomically,
 )
 from autograder.results.safe_text import without_paths
-from autograder.spec import REPO
+from autograder.results.wording import inline_markdown, listing, plural, points
+from autograder.spec import REPO, SPEC
 
 _ENVIRONMENT = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
     autoescape=True,  # student text (messages quoting their errors) is never markup
     undefined=jinja2.StrictUndefined,
 )
-# A Markdown code span: a run of backticks, text, the same run (`x`, ``x`y``).
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_ENVIRONMENT.filters["points"] = points
+_ENVIRONMENT.filters["plural"] = plural
 # An evidence finding's "<JSON pointer>: <message>" (autograder.grading.evidence_parts).
 _POINTED = re.compile(r"^(/[\w/~.-]*): (.+)$", re.S)
 _COURSE_ID = re.compile(
     r"""^\s*c\.CourseDirectory\.course_id\s*=\s*(?P<q>['"])(?P<id>[^'"\n]+)(?P=q)\s*$""", re.M)
+# A number in a message (a position, an expected or a computed value).
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+# Where one sentence ends and the next begins.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(`])")
+# A note about one function: it starts with the function's name as code.
+_LEADING_NAME = re.compile(r"^`(\w+)`")
 
 
 def code_spans(text: str) -> Markup:
-    """``text`` as HTML: escaped first, then every code span a ``<code>`` element. A backtick
-    without its pair stays a (harmless) character."""
-    escaped = str(escape(text))
-    return Markup(_CODE_SPAN.sub(lambda m: f"<code>{m.group(2).strip() or m.group(2)}</code>",
-                                 escaped))
+    """``text`` as HTML, its Markdown rendered (see ``wording.inline_markdown``)."""
+    return inline_markdown(text)
 
 
 def _course_id_in(config: Path) -> str:
@@ -77,23 +92,75 @@ def course_root(page: Path) -> Path | None:
 
 
 @dataclass
+class CheckLine:
+    """One hidden check that failed, and the points it cost."""
+
+    name: Markup
+    lost: float
+
+
+@dataclass
+class Failure:
+    """One reason, said once, with every check that failed for it."""
+
+    text: Markup
+    checks: list[CheckLine] = field(default_factory=list)
+    similar: bool = False  # the checks' texts differ in their numbers; the first is shown
+
+    @property
+    def lost(self) -> float:
+        return sum(check.lost for check in self.checks)
+
+
+@dataclass
+class SectionView:
+    """One section of the evidence file: what it is worth and what was found in it."""
+
+    name: str
+    worth: float
+    earned: float | None  # None: the part's points do not say how this section fared
+    problems: list[Markup] = field(default_factory=list)
+    failed: bool = False  # something was found (its text may be the part's shared paragraph)
+    carried: bool = False
+
+
+@dataclass
 class PartView:
     """One row of the table, as the student reads it."""
 
     part: str
     points: float
     max_points: float
-    problems: list[Markup] = field(default_factory=list)
+    graded: bool = True  # False: the notebook could not be graded, so this part was not
+    causes: list[Markup] = field(default_factory=list)  # "Likely cause", shown first
+    failures: list[Failure] = field(default_factory=list)  # failed checks, by reason
+    problems: list[Markup] = field(default_factory=list)  # the part's other messages
+    sections: list[SectionView] = field(default_factory=list)  # the evidence part's
+    shared: Markup | None = None  # a paragraph several of the above repeat, said once
     carried: list[Markup] = field(default_factory=list)
-    explanations: list[Markup] = field(default_factory=list)
+    carried_points: float = 0.0
+    notes: list[Markup] = field(default_factory=list)  # what the run noticed about this part
     needs_review: bool = False
     see_above: bool = False  # its message is a note above the table
 
     @property
     def grade(self) -> str:
+        if not self.graded:
+            return "ungraded"
         if self.points == self.max_points:
             return "full"
         return "zero" if self.points == 0 else "lost"
+
+    @property
+    def explained(self) -> bool:
+        """Whether the row says something about a problem."""
+        return bool(self.failures or self.problems or self.notes or self.shared
+                    or any(s.failed for s in self.sections))
+
+    @property
+    def explanations(self) -> list[Markup]:
+        """The likely causes (the name the template of issue 15 used)."""
+        return self.causes
 
 
 @dataclass
@@ -106,9 +173,20 @@ class PageView:
     notes: list[Markup]
     parts: list[PartView]
 
+    @property
+    def has_total(self) -> bool:
+        """Only a graded notebook has a total: an ungradable one (or a grader error) shows
+        none rather than the points of the few parts graded without it."""
+        return self.result.status == STATUS_GRADED
+
 
 def _unique(texts: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(text for text in texts if text))
+
+
+def _split_pointer(message: str) -> tuple[str, str]:
+    match = _POINTED.match(message)
+    return (match.group(1), match.group(2)) if match else ("", message)
 
 
 def _pointed(messages: Sequence[str]) -> list[tuple[list[str], str]]:
@@ -116,30 +194,153 @@ def _pointed(messages: Sequence[str]) -> list[tuple[list[str], str]]:
     (evidence section) it was said for, in order."""
     grouped: dict[str, list[str]] = {}
     for message in messages:
-        match = _POINTED.match(message)
-        pointer, text = (match.group(1), match.group(2)) if match else ("", message)
+        pointer, text = _split_pointer(message)
         pointers = grouped.setdefault(text, [])
         if pointer and pointer not in pointers:
             pointers.append(pointer)
     return [(pointers, text) for text, pointers in grouped.items()]
 
 
-def _listing(names: Sequence[str]) -> str:
-    quoted = [f"`{name}`" for name in names]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+def _code_listing(names: Sequence[str]) -> str:
+    return listing([f"`{name}`" for name in names])
 
 
 def _problem(pointers: list[str], text: str) -> Markup:
-    return code_spans(f"{_listing(pointers)}: {text}" if pointers else text)
+    return code_spans(f"{_code_listing(pointers)}: {text}" if pointers else text)
 
 
-def _carried(pointers: list[str], text: str) -> Markup:
-    """A carried-forward message as a labelled note that says what it means for the points."""
+def _carried_text(text: str, where: str = "") -> Markup:
+    """A carried-forward message as a labelled note."""
     rest = text[len(CARRIED_FORWARD):] if text.startswith(CARRIED_FORWARD) else f": {text}"
-    where = f" in {_listing(pointers)}" if pointers else ""
-    return (Markup("<strong>Carried forward</strong>") + code_spans(where + rest)
-            + Markup(' <span class="why">Graded on your own earlier results: these points '
-                     "stand.</span>"))
+    return Markup("<strong>Carried forward</strong>") + code_spans(where + rest)
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(text.strip()) if s]
+
+
+def shared_paragraph(texts: Sequence[str]) -> tuple[list[str], str]:
+    """(each text without the sentences all of them repeat, those sentences once). Texts
+    that share nothing, or would be left empty, come back as they are with ``""``."""
+    if len(texts) < 2:
+        return list(texts), ""
+    if len(set(texts)) == 1:
+        return ["" for _ in texts], texts[0]
+    split = [_sentences(text) for text in texts]
+    common = [s for s in split[0] if all(s in other for other in split[1:])]
+    rests = [[s for s in sentences if s not in common] for sentences in split]
+    if not common or any(not rest for rest in rests):
+        return list(texts), ""
+    return [" ".join(rest) for rest in rests], " ".join(common)
+
+
+def _numbers_masked(text: str) -> str:
+    return _NUMBER.sub("#", text)
+
+
+def _failures(failed: Sequence[tuple[TestResult, str]]) -> list[Failure]:
+    """Failed checks grouped by reason; reasons that differ only in their numbers are one
+    group, shown with the first check's text."""
+    groups: dict[str, tuple[str, list[TestResult], set[str]]] = {}
+    for test, reason in failed:
+        key = _numbers_masked(reason)
+        first, tests, texts = groups.setdefault(key, (reason, [], set()))
+        tests.append(test)
+        texts.add(reason)
+    return [Failure(code_spans(first or "This check failed."),
+                    [CheckLine(code_spans(t.name), round(t.max_score - t.score, 6))
+                     for t in tests],
+                    similar=len(texts) > 1)
+            for first, tests, texts in groups.values()]
+
+
+def _check_rows(row: PartView, tests: Sequence[TestResult], explanations: set[str],
+                clean: Callable[[str], str]) -> list[str]:
+    """Fill ``row`` from its checks; returns every text the row shows."""
+    failed, shown = [], []
+    carried: dict[str, float] = {}
+    for test in tests:
+        lines = [line.strip() for line in clean(test.output).split("\n")]
+        if test.status == "passed" and test.score >= test.max_score:
+            if lines and is_carried_forward(lines[0]):
+                carried[lines[0]] = carried.get(lines[0], 0.0) + test.score
+            continue
+        reason = " ".join(line for line in lines if line and line not in explanations)
+        failed.append((test, reason))
+        shown.append(reason)
+    row.failures = _failures(failed)
+    texts = [f.text for f in row.failures]
+    rests, common = shared_paragraph([str(t) for t in texts])
+    if common and all(rests):  # already HTML: the sentences of rendered texts
+        for failure, rest in zip(row.failures, rests, strict=True):
+            failure.text = Markup(rest)
+        row.shared = Markup("For each of these: ") + Markup(common)
+    for text, kept in carried.items():
+        row.carried.append(_carried_text(text))
+        row.carried_points += kept
+        shown.append(text)
+    return shown
+
+
+def _section_rows(row: PartView, worth: dict[str, int], texts: Sequence[str]) -> list[str]:
+    """Fill the ``row`` of a part with sections (the evidence file's): each section with its
+    worth, its problems and carried-forward note; messages of no section are the part's."""
+    sections = {name: SectionView(name, float(points), None) for name, points in worth.items()}
+    loose: list[str] = []
+    by_section: dict[str, list[tuple[str, str]]] = {}
+    for message in texts:
+        pointer, text = _split_pointer(message)
+        name = pointer.strip("/").split("/")[0]
+        if name in sections:
+            if is_carried_forward(text):
+                sections[name].carried = True
+            else:
+                by_section.setdefault(name, []).append((pointer, text))
+        elif is_carried_forward(message):
+            row.carried.append(_carried_text(text))
+        else:
+            loose.append(message)
+    # A text several sections share is said once, naming them; of the others, a paragraph
+    # every one repeats is said once, under the list.
+    flat = [(name, pointer, text) for name, found in by_section.items() for pointer, text in found]
+    owners: dict[str, list[str]] = {}
+    for name, _, text in flat:
+        sections[name].failed = True
+        if name not in owners.setdefault(text, []):
+            owners[text].append(name)
+    repeated = {text: names for text, names in owners.items() if len(names) > 1}
+    single = [(name, pointer, text) for name, pointer, text in flat if text not in repeated]
+    rests, common = shared_paragraph([text for _, _, text in single])
+    seen: set[tuple[str, str]] = set()
+    for (name, pointer, _), rest in zip(single, rests, strict=True):
+        where = pointer if pointer.strip("/") != name else ""
+        if (name, rest) in seen or not rest:
+            continue
+        seen.add((name, rest))
+        sections[name].problems.append(code_spans(f"`{where}`: {rest}" if where else rest))
+    if common and not any(rests):  # one text for every section: said once, naming them
+        repeated[common] = [name for name, _, _ in single]
+    elif common:
+        row.shared = Markup("For each of these sections: ") + code_spans(common)
+    said_once = [code_spans(f"{_code_listing(names)}: {text}") for text, names in repeated.items()]
+    lost = row.max_points - row.points
+    failing = sum(s.worth for s in sections.values() if s.failed)
+    if row.points in (0, row.max_points) or (not loose and abs(lost - failing) < 1e-9):
+        for section in sections.values():  # the points say how each section fared
+            full = row.points == row.max_points or (row.points and not section.failed)
+            section.earned = section.worth if full else 0.0
+    row.sections = list(sections.values())
+    for section in row.sections:
+        if section.carried:
+            row.carried_points += section.worth
+    if any(s.carried for s in row.sections):
+        names = [s.name for s in row.sections if s.carried]
+        row.carried.insert(0, _carried_text(
+            next(text for message in texts for pointer, text in [_split_pointer(message)]
+                 if is_carried_forward(text)),
+            f" in {_code_listing(names)}"))
+    row.problems = said_once + [_problem(pointers, text) for pointers, text in _pointed(loose)]
+    return [*loose, *(text for _, _, text in flat)]
 
 
 def view(result: SubmissionResult, *, course: str = "",
@@ -150,35 +351,82 @@ def view(result: SubmissionResult, *, course: str = "",
     def clean(text: str) -> str:
         return without_paths(text, hidden)
 
-    notice = clean(result.reason) if result.status != STATUS_GRADED and result.reason else ""
+    graded = result.status == STATUS_GRADED
+    notice = clean(result.reason) if not graded and result.reason else ""
     messages = {part.part: _unique(clean(m) for m in part.messages) for part in result.parts}
-    where: dict[str, list[str]] = {}  # a problem's text -> the parts that say it
+    tests: dict[str, list[TestResult]] = {}
+    for test in result.tests:
+        tests.setdefault(test.part, []).append(test)
+    by_checks = {part: found for part, found in tests.items()
+                 if any(test.name != part for test in found)}
+    where: dict[str, list[str]] = {}  # a part-level problem's text -> the parts that say it
     for part, texts in messages.items():
+        if part in by_checks:
+            continue
         for text in texts:
             if not is_carried_forward(text):
                 where.setdefault(text, []).append(part)
-    # A problem of one part is said in its row (a note that repeats it is left out); one that
-    # several parts repeat, or that is the notice, is said once above the table.
-    notes = [note for note in _unique(clean(note) for note in result.notes)
-             if note != notice and len(where.get(note, ())) != 1]
-    above = {notice, *notes}
-    shared = {text: parts for text, parts in where.items() if len(parts) > 1 and text not in above}
-    notes += [f"{_listing(parts)}: {text}" for text, parts in shared.items()]
-    parts = []
+    above = {notice}
+    shared = {text: parts for text, parts in where.items() if len(parts) > 1 and text != notice}
+    parts: list[PartView] = []
+    shown: dict[str, list[str]] = {}  # part -> every text its row shows
     for part in result.parts:
         texts = messages[part.part]
         row = PartView(part.part, part.points, part.max_points,
-                       explanations=[code_spans(clean(e)) for e in _unique(part.explanations)],
+                       graded=graded or part.part not in SPEC.function_parts,
+                       causes=[code_spans(clean(e)) for e in _unique(part.explanations)],
                        needs_review=part.needs_review,
                        see_above=any(text in above or text in shared for text in texts))
-        kept = [text for text in texts if text not in above and text not in shared]
-        for pointers, text in _pointed([t for t in kept if not is_carried_forward(t)]):
-            row.problems.append(_problem(pointers, text))
-        for pointers, text in _pointed([t for t in kept if is_carried_forward(t)]):
-            row.carried.append(_carried(pointers, text))
+        if part.part in by_checks:
+            explanations = {clean(e).strip() for e in part.explanations}
+            shown[part.part] = _check_rows(row, by_checks[part.part], explanations, clean)
+        else:
+            kept = [text for text in texts if text not in above and text not in shared]
+            sections = _sections_of(part.part)
+            if sections:
+                shown[part.part] = _section_rows(row, sections, kept)
+            else:
+                problems = [t for t in kept if not is_carried_forward(t)]
+                pointed = [(p if p != [f"/{part.part}"] else [], t)
+                           for p, t in _pointed(problems)]
+                rests, common = shared_paragraph([t for _, t in pointed])
+                if common and not any(rests):
+                    rests = [t for _, t in pointed]
+                    common = ""
+                row.problems = [_problem(p, rest) for (p, _), rest in
+                                zip(pointed, rests, strict=True)]
+                row.shared = (Markup("For each of these: ") + code_spans(common)
+                              if common else None)
+                # Without its checks a part cannot show which points were carried: a
+                # full-score part then says nothing of carrying (it kept its points).
+                if part.points < part.max_points:
+                    for _, text in _pointed([t for t in kept if is_carried_forward(t)]):
+                        row.carried.append(_carried_text(text))
+                shown[part.part] = kept
         parts.append(row)
+    # Notes: one that is the notice, or that a row already says, is left out; one about a
+    # single function (it starts with its name) is said in that function's row.
+    rows = {row.part: row for row in parts}
+    notes: list[str] = []
+    for note in _unique(clean(n) for n in result.notes):
+        if note in above or any(note in text for texts in shown.values() for text in texts):
+            continue
+        named = _LEADING_NAME.match(note)
+        if named and named.group(1) in rows and rows[named.group(1)].explained:
+            rows[named.group(1)].notes.append(code_spans(note))
+        else:
+            notes.append(note)
+    notes += [f"{_code_listing(parts_)}: {text}" for text, parts_ in shared.items()]
     return PageView(result, course, code_spans(notice) if notice else None,
                     [code_spans(note) for note in notes], parts)
+
+
+def _sections_of(part: str) -> dict[str, int]:
+    """The spec's sections of ``part`` and their points (none for a part it does not know)."""
+    try:
+        return dict(SPEC.part(part).sections)
+    except (KeyError, StopIteration, ValueError):
+        return {}
 
 
 def render(result: SubmissionResult, *, course: str = "",
