@@ -79,6 +79,7 @@ class Report:
     items: list[statistics.Item]
     flag_counts: dict[str, int]
     misconceptions: list[statistics.Misconception]
+    held_back: list[statistics.HeldBack]
     review: statistics.ReviewLists
     timing: list[statistics.Timing]
     late: list[statistics.Timing]
@@ -194,6 +195,7 @@ def build_report(graded: GradedCourse, cohort: str | None = None) -> Report:
         items=items,
         flag_counts=flag_counts,
         misconceptions=found,
+        held_back=statistics.held_back_students(results),
         review=statistics.review_lists(results, graded.without_results),
         timing=timing,
         late=[t for t in timing if t.late == "yes"],
@@ -201,7 +203,8 @@ def build_report(graded: GradedCourse, cohort: str | None = None) -> Report:
         similarity=compare_submissions(graded, cohort),
         results=results,
         thresholds={"coverage": similarity.THRESHOLD, "min_tokens": similarity.MIN_TOKENS,
-                    "k": similarity.K, "window": similarity.WINDOW},
+                    "k": similarity.K, "window": similarity.WINDOW,
+                    "negative_below": statistics.NEGATIVE_BELOW},
     )
 
 

@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from autograder.batch.command import one_line_errors
+from autograder.results.wording import plural
 from autograder.spec import SPEC
 
 
@@ -52,11 +53,12 @@ def report_lines(root: Path, assignment: str, cohort: str | None, out: Path | No
     found = report.similarity
     return [
         f"report: {files.html}",
-        f"figures: {len(files.csv)} CSV files in {files.html.parent}",
-        f"{report.counts['students']} students: {report.counts['needs_review']} to review, "
-        f"{report.counts['late']} late, {len(report.misconceptions)} misconception(s) "
-        f"diagnosed; {len(found.flagged)} similar pair(s) and {len(found.copies)} evidence "
-        "file(s) with another student's inputs flagged for a person (no grade changed)",
+        f"figures: {plural(len(files.csv), 'CSV file')} in {files.html.parent}",
+        f"{plural(report.counts['students'], 'student')}: {report.counts['needs_review']} to "
+        f"review, {report.counts['late']} late, {plural(len(report.misconceptions), 'misconception')} "
+        f"diagnosed; {plural(len(found.flagged), 'similar pair')} and "
+        f"{plural(len(found.copies), 'evidence file')} with another student's inputs flagged "
+        "for a person (no grade changed)",
     ]
 
 

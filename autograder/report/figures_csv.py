@@ -72,9 +72,9 @@ def write_all(out_dir: Path, *, results: Sequence[SubmissionResult], items: Sequ
           _number(i.discrimination), "; ".join(i.flags)] for i in items)))
     written.append(write_csv(
         out_dir / "misconceptions.csv",
-        ["code", "students_count", "students", "parts", "wording"],
-        ([m.code, len(m.students), " ".join(m.students), " ".join(m.parts), m.text]
-         for m in misconceptions)))
+        ["code", "students_count", "students", "parts", "wording", "held_back"],
+        ([m.code, len(m.students), " ".join(m.students), " ".join(m.parts), m.text,
+          " ".join(m.held_back)] for m in misconceptions)))
     review_rows = [
         *(["needs_review", e.student, e.status, e.reason, " | ".join(e.details)]
           for e in review.needs_review),

@@ -53,15 +53,29 @@ def _figure(width: float = 6.4, height: float = 3.0) -> tuple[Figure, Axes]:
     return figure, axes
 
 
+def score_bins(max_score: float) -> list[float]:
+    """Bin edges from 0 to exactly ``max_score``: bins of 5 points (10 % of the maximum at
+    most, 1 at least), the last one closed (matplotlib's last bin holds its right edge), so
+    a full score falls in [95, 100], never in a bar past the maximum."""
+    width = max(1.0, min(5.0, max_score / 10 or 1.0))
+    edges = [i * width for i in range(int(max_score // width) + 1)]
+    if max_score - edges[-1] > 1e-9:
+        edges.append(float(max_score))  # a shorter last bin when width does not divide it
+    return edges if len(edges) > 1 else [0.0, float(max_score) or 1.0]
+
+
 def score_histogram(totals: Sequence[float], max_score: float) -> str:
-    """Total scores in bins of 5 points (10 % of the maximum at most)."""
+    """Total scores in the bins of ``score_bins``, ticks on the bin edges."""
     with matplotlib.rc_context(STYLE):
         figure, axes = _figure()
-        width = max(1.0, min(5.0, max_score / 10 or 1.0))
-        edges = [i * width for i in range(int(max_score // width) + 2)]
+        edges = score_bins(max_score)
         axes.hist(totals, bins=edges, color=COLOUR, edgecolor="white")
-        axes.set_xlim(0, max(edges))
-        axes.set_xlabel(f"total score (of {max_score:g})")
+        axes.set_xlim(0, edges[-1])
+        step = max(1, len(edges) // 10)
+        axes.set_xticks(edges[::step] if edges[::step][-1] == edges[-1]
+                        else [*edges[::step], edges[-1]])
+        axes.set_xlabel(f"total score (of {max_score:g}; the last bar holds {edges[-2]:g} to "
+                        f"{edges[-1]:g}, both included)")
         axes.set_ylabel("students")
         axes.yaxis.get_major_locator().set_params(integer=True)
         return to_svg(figure, "score-histogram")

@@ -1,8 +1,9 @@
 """The report page: one Jinja2 template, autoescaped, with the plots inline.
 
 Everything from a submission (student ids, reasons, the code shown side by side)
-is escaped by the template; only the SVG the report drew itself is inserted as
-markup. The page has no script and loads nothing: it opens from disk, offline.
+is escaped by the template; the grader's texts (reasons, check names, the wording of a
+misconception) are Markdown, escaped first and then their code spans and emphasis made
+markup (``md``); only the SVG the report drew itself is inserted as it is. The page has no script and loads nothing: it opens from disk, offline.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import jinja2
+
+from autograder.results.wording import inline_markdown, plural
 
 if TYPE_CHECKING:
     from autograder.report.build import Report
@@ -34,6 +37,8 @@ def _signed(value: float | None) -> str:
 
 _ENVIRONMENT.filters["percent"] = _percent
 _ENVIRONMENT.filters["signed"] = _signed
+_ENVIRONMENT.filters["plural"] = plural  # "1 pair", "2 pairs"
+_ENVIRONMENT.filters["md"] = inline_markdown  # the grader's texts: code spans, *emphasis*
 
 
 def render_html(report: Report) -> str:

@@ -33,7 +33,8 @@ EVERYBODY_FAILS = "everybody fails"
 NEGATIVE = "negative discrimination"
 MIN_STUDENTS_FOR_CORRELATION = 3
 # A broken check correlates clearly negatively; a slightly negative r is noise in a small
-# cohort (one strong student's slip), so it is shown but not flagged.
+# cohort (one strong student's slip), so it is shown but not flagged. The page states this
+# threshold, and its highlighting and its count of flagged checks both use it.
 NEGATIVE_BELOW = -0.2
 
 
@@ -127,24 +128,51 @@ def item_analysis(results: Sequence[SubmissionResult]) -> list[Item]:
 
 @dataclass(frozen=True)
 class Misconception:
-    """A diagnosis code, its wording, and the students who have it (each once)."""
+    """A diagnosis code, its wording, and the students who have it (each once): those to
+    invite (``students``), and those whose diagnosis waits for a person (``held_back``)."""
 
     code: str
     text: str
     students: tuple[str, ...]
     parts: tuple[str, ...]  # where it was diagnosed (one student may have it in several)
+    held_back: tuple[str, ...] = ()
+
+
+def held_back(result: SubmissionResult) -> str:
+    """Why a submission's diagnoses are no misconception to invite the student for (``""``:
+    they are). A diagnosis reads a function's output as a known mistake; it says nothing
+    when what ran is not an attempt at the function. That is the case when the grade itself
+    waits on a question of integrity: the code reached for files of the grading machine, or
+    the evidence file holds numbers the submitted functions do not compute (as when code
+    monkeypatches the checks' helpers and returns zeros: the zeros then "diagnose" as
+    zeros for fully masked rows). A person looks first; the report lists them apart. A
+    limitation left for a person to read is no such question."""
+    from autograder.grading.grade_one import REACHED_OUT_CELL, REACHED_OUT_FUNCTION  # (lazy: heavy)
+
+    if result.status != STATUS_GRADED:
+        return "not graded"
+    if REACHED_OUT_CELL in result.notes or REACHED_OUT_FUNCTION in result.notes:
+        return "its code reached for files of the grading machine"
+    if any(part.needs_review for part in result.parts if part.part == "evidence"):
+        return "its evidence file is not what its functions compute"
+    return ""
 
 
 def misconception_counts(results: Sequence[SubmissionResult]) -> list[Misconception]:
     """Each diagnosed code with the students who have it, counted once per student however
-    many parts or checks it was diagnosed in; most frequent first."""
+    many parts or checks it was diagnosed in; most frequent first. Students whose
+    submission is ``held_back`` are listed apart and not counted; a code only they have is
+    left out (it is no misconception of this cohort until a person says so)."""
     students: dict[str, set[str]] = {}
+    held: dict[str, set[str]] = {}
     parts: dict[str, set[str]] = {}
     for result in results:
+        target = held if held_back(result) else students
         for part in result.parts:
             for code in part.diagnoses:
-                students.setdefault(code, set()).add(result.student)
-                parts.setdefault(code, set()).add(part.part)
+                target.setdefault(code, set()).add(result.student)
+                if target is students:
+                    parts.setdefault(code, set()).add(part.part)
     rank = {part: i for i, part in enumerate(SPEC.part_points)}
     found = [
         Misconception(
@@ -152,10 +180,31 @@ def misconception_counts(results: Sequence[SubmissionResult]) -> list[Misconcept
             misconceptions.MISCONCEPTIONS.get(code, code),
             tuple(sorted(students[code])),
             tuple(sorted(parts[code], key=lambda p: rank.get(p, len(rank)))),
+            tuple(sorted(held.get(code, ()))),
         )
         for code in students
     ]
     return sorted(found, key=lambda m: (-len(m.students), m.code))
+
+
+@dataclass(frozen=True)
+class HeldBack:
+    """A student with diagnoses that wait for a person, and why."""
+
+    student: str
+    why: str
+    codes: tuple[str, ...]
+
+
+def held_back_students(results: Sequence[SubmissionResult]) -> list[HeldBack]:
+    """Every student with a diagnosis held back from the help-hour list (see ``held_back``)."""
+    out = []
+    for result in results:
+        why = held_back(result)
+        codes = tuple(dict.fromkeys(code for part in result.parts for code in part.diagnoses))
+        if why and codes:
+            out.append(HeldBack(result.student, why, codes))
+    return sorted(out, key=lambda h: h.student)
 
 
 # ----------------------------------------------------------------- who a person looks at
@@ -184,7 +233,8 @@ def review_lists(results: Sequence[SubmissionResult], without_results: Sequence[
     """Needs-review, ungradable and grader-error students with their reasons."""
     lists = ReviewLists(without_results=list(without_results))
     for result in results:
-        details = [*result.notes, *getattr(result, "ta_notes", [])]
+        details = [note for note in [*result.notes, *getattr(result, "ta_notes", [])]
+                   if note not in result.reason]  # the reason already says it
         details += [f"part {part.part} is to be read by a person" for part in result.parts
                     if part.needs_review]
         details += [f"grader fault: {fault}" for fault in result.faults]

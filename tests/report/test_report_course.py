@@ -281,6 +281,26 @@ def test_the_page_is_well_formed_self_contained_and_has_every_section(cohort):
     assert "<table" in html.split('id="item-analysis"')[1].split("</section>")[0]
 
 
+def test_the_discrimination_threshold_is_stated_and_used_alike(cohort):
+    """Issue 26: the summary said "0 with negative discrimination" beside values of -0.13;
+    it now states the threshold, and its count, the highlighted values and the flagged rows
+    all follow that one threshold."""
+    import re
+
+    section = cohort["html"].split('<section id="item-analysis">')[1].split("</section>")[0]
+    summary = section.split('id="item-summary">')[1].split("</p>")[0]
+    threshold = f"{stats.NEGATIVE_BELOW:+.2f}"
+    assert threshold in summary
+    counted = int(re.search(r"(\d+) with a discrimination below", summary).group(1))
+    flagged = [i for i in cohort["report"].items if stats.NEGATIVE in i.flags]
+    assert counted == len(flagged) == section.count('class="num below"')
+    assert all(i.discrimination < stats.NEGATIVE_BELOW for i in flagged)
+    shown_negative = [i for i in cohort["report"].items
+                      if i.discrimination is not None and i.discrimination < 0]
+    assert len(shown_negative) >= len(flagged)  # slightly negative ones are shown, unflagged
+    assert "`" not in re.sub(r"<[^>]+>", "", section)  # check names' code spans rendered
+
+
 def test_the_side_by_side_view_is_escaped(cohort):
     html = cohort["html"]
     similarity_section = html.split('<section id="similarity">')[1]
@@ -303,7 +323,7 @@ def test_report_command(cohort, tmp_path):
     done = cli("report", "--root", str(cohort["root"]), "--out", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     assert f"report: {tmp_path / 'out' / 'report.html'}" in done.stdout
-    assert "1 similar pair(s) and 1 evidence file(s)" in done.stdout
+    assert "1 similar pair and 1 evidence file with" in done.stdout  # English, not "pair(s)"
     assert (tmp_path / "out" / "items.csv").is_file()
 
 

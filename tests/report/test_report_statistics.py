@@ -118,3 +118,41 @@ def test_timings_against_the_due_date():
     assert t_late.hours_from_due == pytest.approx(2.0) and t_late.late == "yes"
     assert t_unknown.hours_from_due is None and t_unknown.late == "unknown"
     assert "timestamp.txt missing" in t_unknown.note
+
+
+def test_a_submission_under_an_integrity_review_is_no_misconception():
+    """Issue 26: the monkeypatching demo student returns zeros everywhere, which diagnoses as
+    "zeros for a fully masked row"; their evidence file is not what their code computes (the
+    evidence part waits for a person). They are listed apart, never invited to a help hour."""
+    honest = result("a", {"x": True}, 10, diagnoses={PART: ["all_masked_zeros"]})
+    patched = result("m", {"x": False}, 0, diagnoses={PART: ["all_masked_zeros",
+                                                             "dtype_not_preserved"]})
+    patched.parts.append(PartResult("evidence", 2, 14, needs_review=True))
+    patched.needs_review = True
+    unjudged = result("u", {"x": True}, 10, diagnoses={PART: ["all_masked_zeros"]})
+    unjudged.parts.append(PartResult("limitation", 4, 8, needs_review=True))  # no such question
+    found = {m.code: m for m in statistics.misconception_counts([honest, patched, unjudged])}
+    assert found["all_masked_zeros"].students == ("a", "u")
+    assert found["all_masked_zeros"].held_back == ("m",)
+    assert "dtype_not_preserved" not in found  # only the held-back student has it
+    (held,) = statistics.held_back_students([honest, patched, unjudged])
+    assert held.student == "m" and held.codes == ("all_masked_zeros", "dtype_not_preserved")
+    assert "evidence" in held.why
+
+
+def test_code_that_reached_for_the_grading_machine_is_held_back():
+    from autograder.grading.grade_one import REACHED_OUT_CELL
+
+    reached = result("r", {"x": False}, 0, diagnoses={PART: ["softmax_wrong_axis"]})
+    reached.notes = [REACHED_OUT_CELL]
+    assert statistics.held_back(reached)
+    assert statistics.misconception_counts([reached]) == []
+
+
+def test_review_details_do_not_repeat_the_reason():
+    note = "`stable_softmax` did not finish in time"
+    looped = SubmissionResult("l", SPEC.name, STATUS_GRADED, reason=note, notes=[note],
+                              needs_review=True, parts=[PartResult("evidence", 2, 14,
+                                                                   needs_review=True)])
+    (entry,) = statistics.review_lists([looped]).needs_review
+    assert entry.reason == note and note not in entry.details
