@@ -45,6 +45,9 @@ if TYPE_CHECKING:
 
 COMPONENTS = ("attention_scores", "stable_softmax", "attention_context")
 SDPA = "scaled_dot_product_attention"
+# The functions others are built on: when one hangs or crashes, the grader answers the calls
+# other functions make to it (autograder.sandbox.client), so its bug is charged once.
+BUILDING_BLOCKS = (*COMPONENTS, SDPA)
 RTOL, ATOL = 1e-7, 1e-9  # float64: any correct formula agrees far closer (assertions.py)
 RTOL_F32, ATOL_F32 = 1e-4, 1e-5
 FRESH_NOISE = 0.5  # perturbation of a fresh input, relative to the array's RMS (1 if zero)
@@ -121,6 +124,22 @@ def carried(
     them raised), keeping the failure the check stands on should ``transfer`` refuse it."""
     return CarriedForward(carried_note(functions, part), blocks=tuple(functions),
                           failure=failure, raised=raised)
+
+
+def stood_in(result: CheckResult, blocks: Sequence[str]) -> CheckResult:
+    """A check that passed while the grader answered the calls to ``blocks`` (they hung or
+    crashed earlier; ``SandboxStudent`` stands in for them) passed carried forward from them:
+    ``transfer`` keeps it only if they lost points in their own part, as any other."""
+    if not blocks or result.status != "passed" or result.carried_from:
+        return result
+    failure = replace(result, points=0, status="failed",
+                      message=f"It needs your {named(blocks)}, which did not finish or crashed.")
+    plural = len(blocks) > 1
+    note = (f"{CARRIED_FORWARD} from {named(blocks)}: {'they' if plural else 'it'} stopped "
+            f"earlier (an endless loop or a crash), so your `{result.part}` was checked with "
+            f"a correct {named(blocks)} in {'their' if plural else 'its'} place; the bug costs "
+            f"points only in {named(blocks)}")
+    return replace(result, message=note, carried_from=tuple(blocks), instead=failure)
 
 
 @dataclass(frozen=True)

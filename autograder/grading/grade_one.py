@@ -16,6 +16,7 @@ from pathlib import Path
 
 from autograder.evidence import verify_evidence
 from autograder.grading import run_checks, score_parts
+from autograder.grading.carried_forward import BUILDING_BLOCKS
 from autograder.grading.evidence_parts import evidence_part_scores
 from autograder.grading.provenance import check_provenance, without_code
 from autograder.grading.scoring import PartScore
@@ -124,6 +125,14 @@ def _import_and_collect() -> None:
     SPEC.grading_key  # noqa: B018  (hashed once, before the grading processes fork)
 
 
+def reference_answer(function: str, args: list, kwargs: dict) -> object:
+    """The reference's answer for one call of a building block that hung or crashed (the
+    sandbox asks it on the student's behalf, with plain data; see ``SandboxStudent``)."""
+    import solutions
+
+    return getattr(solutions, function)(*args, **kwargs)
+
+
 def _part_result(score: PartScore) -> PartResult:
     return PartResult(
         part=score.part,
@@ -222,6 +231,8 @@ def grade_submission(
             allow_weaker=session.allow_weaker,
             private_paths=[*private_paths(submission.folder), *hidden_paths],
             reap_later=True,  # the session holds its uid until it closes its zygote
+            stand_in=reference_answer,  # a block that hangs or crashes is charged once
+            stand_in_names=BUILDING_BLOCKS,
         ) as student:
             scores = list(score_parts(run_checks(student)).values())
             # The file's numbers must come from these functions (autograder.grading.provenance).

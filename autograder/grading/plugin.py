@@ -79,6 +79,13 @@ class CheckPlugin:
             self.problems.append(f"collection failed: {report.nodeid}: {report.longreprtext[-2000:]}")
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        # Building blocks are checked before the functions built on them, so a block that
+        # hangs or crashes does so first in its own checks, where it is charged; the calls
+        # other functions make to it are then answered for it (autograder.sandbox.client).
+        from autograder.spec import SPEC
+
+        order = {part: index for index, part in enumerate(SPEC.function_parts)}
+        items.sort(key=lambda item: order.get(describe_item(item)["part"], len(order)))
         for item in items:
             marker = item.get_closest_marker("part")
             if marker is None or not marker.args or "points" not in marker.kwargs:
@@ -91,9 +98,14 @@ class CheckPlugin:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
+        from autograder.grading.carried_forward import stood_in
+        from autograder.grading.runner import stand_ins
+
+        if call.when == "setup":
+            stand_ins(self._student)  # those of earlier checks are theirs
         report = yield
         if call.when == "call" or (call.when == "setup" and report.failed):
-            self.results.append(_verdict(item, call))
+            self.results.append(stood_in(_verdict(item, call), stand_ins(self._student)))
         return report
 
 

@@ -20,9 +20,11 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from autograder.results.safe_text import INPUTS_HIDDEN, quotes_inputs, safe_text, without_paths
 from autograder.sandbox.limits import Limits
@@ -38,6 +40,31 @@ MALFORMED = "the process running it sent a malformed reply (was the grader's wor
 # loops (autograder.untrusted.loop_watch); the grader's own deadline, this much later, is the
 # backstop for a worker that does not answer.
 WATCH_GRACE = 0.5
+# How many calls to stand-ins one call into student code may make (the checks' compositions
+# make a handful; a loop asking the grader for answers is a worker that misbehaves).
+MAX_STAND_IN_CALLS = 64
+# The largest input a stand-in answers (elements over all its arrays, and any integer): the
+# checks' own inputs are far smaller, and the trusted process must not be made to compute much.
+MAX_STAND_IN_ELEMENTS = 2**16
+
+StandIn = Callable[[str, list, dict], Any]  # (function, args, kwargs) -> a plain answer
+
+
+def _size(value: Any) -> int:
+    """Elements in a decoded plain value, integers counted by their size (a stand-in's bound)."""
+    if isinstance(value, dict):
+        return sum(_size(item) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return len(value) + sum(_size(item) for item in value)
+    if isinstance(value, np.ndarray):
+        return int(value.size)
+    if isinstance(value, int):
+        return abs(value)
+    return 1
+
+
+class _BlockGaveOut(Exception):  # noqa: N818 - a signal, not an error
+    """A call stopped because a building block it calls loops; it is made again once."""
 
 
 class IsolationError(RuntimeError):
@@ -161,8 +188,17 @@ class SandboxStudent:
         allow_weaker: bool = False,
         private_paths: Sequence[str] = (),
         reap_later: bool = False,
+        stand_in: StandIn | None = None,
+        stand_in_names: Collection[str] = (),
     ) -> None:
         self.cells = list(cells)
+        # Error carried forward for hangs and crashes: once one of ``stand_in_names`` (the
+        # graded functions others build on) hung or crashed, calls that other functions make
+        # to it are answered here by ``stand_in`` (plain data both ways; nothing of it enters
+        # the sandbox but its answers), so they are graded as if it were right.
+        self.stand_in = stand_in
+        self.stand_in_names = frozenset(stand_in_names if stand_in else ())
+        self._stood_in: set[str] = set()  # blocks answered since ``take_stand_ins``
         # Leave the wait for the killed worker to the zygote's next fork (``Zygote.retire``):
         # only for a caller that keeps ``uid`` leased until the zygote is closed (a grading
         # session), since reaping sweeps every process of that uid.
@@ -199,6 +235,11 @@ class SandboxStudent:
         """Like ``call``, with every array argument read-only."""
         return self._call(name, args, kwargs, readonly=True)
 
+    def take_stand_ins(self) -> tuple[str, ...]:
+        """The building blocks answered by a stand-in since the last call of this method."""
+        used, self._stood_in = tuple(sorted(self._stood_in)), set()
+        return used
+
     @property
     def cell_errors(self) -> list[StudentError]:
         """Errors of the cells that ran, as in Jupyter's output."""
@@ -226,20 +267,55 @@ class SandboxStudent:
 
     def _call(self, name: str, args: tuple, kwargs: dict, *, readonly: bool) -> Any:
         payload = plain.encode((list(args), kwargs))
-        request: dict[str, Any] = {"op": "call", "name": name, "readonly": readonly}
-        if self._loops:
-            request["stop_on"] = sorted(self._loops)
-        header, data = self._request(
-            request,
-            payload,
-            name,
-            self.limits.call_timeout,
-            arguments=(*args, *kwargs.values()),
-        )
+        try:
+            header, data = self._call_once(name, payload, (*args, *kwargs.values()), readonly)
+        except _BlockGaveOut:  # once more, with the grader standing in for that block
+            header, data = self._call_once(name, payload, (*args, *kwargs.values()), readonly)
         try:
             return plain.decode(data)
         except Exception as error:  # noqa: BLE001 - untrusted bytes
             raise StudentError("bad_output", "PlainDataError", str(error), function=name) from None
+
+    def _call_once(
+        self, name: str, payload: bytes, arguments: Sequence[Any], readonly: bool,
+    ) -> tuple[dict, bytes]:
+        request: dict[str, Any] = {"op": "call", "name": name, "readonly": readonly}
+        if self._loops:
+            request["stop_on"] = sorted(self._loops)
+        standing_in = self._standing_in(name)
+        if standing_in:
+            request["stand_in"] = standing_in
+        return self._request(request, payload, name, self.limits.call_timeout,
+                             arguments=arguments)
+
+    def _standing_in(self, name: str) -> list[str]:
+        """The blocks answered by the grader in a call of ``name``: those that hung or crashed,
+        never the called function itself."""
+        return sorted(block for block in self._given_up if block in self.stand_in_names
+                      and block != name)
+
+    def _answer(self, request: dict[str, Any], data: bytes, allowed: Sequence[str]) -> None:
+        """Answer a stand-in's call from the worker (``ProtocolError`` for one not allowed)."""
+        block = request.get("name")
+        if block not in allowed:
+            raise protocol.ProtocolError("a stand-in call that was not offered")
+        try:
+            args, kwargs = plain.decode(data)
+            if type(args) is not list or type(kwargs) is not dict:
+                raise ValueError("arguments are not a list and a dict")
+        except Exception as error:  # noqa: BLE001 - untrusted bytes
+            raise protocol.ProtocolError(f"malformed stand-in arguments: {error}") from None
+        assert self.stand_in is not None
+        self._stood_in.add(block)
+        try:
+            if _size(args) + _size(kwargs) > MAX_STAND_IN_ELEMENTS:
+                raise MemoryError("the grader stands in for this function on small inputs only")
+            reply, payload = {"ok": True}, plain.encode(self.stand_in(block, args, kwargs))
+        except Exception as error:  # noqa: BLE001 - the right answer is an error (a masked row)
+            reply = {"ok": False, "type_name": type(error).__name__,
+                     "message": safe_text(str(error), 200)}
+            payload = b""
+        protocol.send(self._sock, reply, payload, time.monotonic() + self.limits.call_timeout)
 
     def _student_error(self, error: dict[str, Any], arguments: Sequence[Any] = ()) -> StudentError:
         """A validated error record as a ``StudentError``, with nothing of the grader's
@@ -280,9 +356,15 @@ class SandboxStudent:
             header = {**header, "limit": limit}
             deadline += WATCH_GRACE
         why = f"stopped after {timeout:g} s: an endless loop?"
+        offered = header.get("stand_in", [])
         try:
             protocol.send(self._sock, header, payload, deadline)
             reply, data = protocol.recv(self._sock, deadline)
+            for _ in range(MAX_STAND_IN_CALLS):
+                if reply.get("op") != "stand_in":
+                    break
+                self._answer(reply, data, offered)
+                reply, data = protocol.recv(self._sock, deadline)
             reply = check_reply(reply, value=value)
         except protocol.ChannelTimeout:
             self._lose_worker(f"`{name}` did not finish in time ({why})")
@@ -310,6 +392,13 @@ class SandboxStudent:
         own deadline, reached sooner when the call entered a function known to loop."""
         if error["loop"] is not None:
             self._loops.add(error["loop"])
+            block = error["loop"][2]
+            if block != name and block in self.stand_in_names and block not in self._given_up:
+                # A building block loops inside this call: it is the block that pays, and the
+                # call is made again with the grader standing in for it.
+                self._lose_worker(f"`{block}` did not finish in time ({why})")
+                self._given_up[block] = why
+                raise _BlockGaveOut(block)
         inner = error["stopped_in"]
         if inner is not None and inner[2] != name:
             self._lose_worker(f"`{name}` was stopped at once: it calls `{inner[2]}`, which "

@@ -18,12 +18,21 @@ from typing import Any
 import numpy as np
 
 from autograder.untrusted import plain, protocol
-from autograder.untrusted.errors import StudentError
+from autograder.untrusted.errors import StudentError, trim
 from autograder.untrusted.loop_watch import LoopKey, LoopWatch
 from autograder.untrusted.notebook_code import to_python
 from autograder.untrusted.seeding import seed_everything
 
 OUTPUT_KEPT = 64 * 1024
+# Errors a stand-in may raise in student code: the built-in type the grader's answer raised.
+STAND_IN_ERRORS: dict[str, type[Exception]] = {
+    kind.__name__: kind for kind in (ValueError, IndexError, TypeError, ArithmeticError,
+                                     ZeroDivisionError, RuntimeError)
+}
+
+
+class StandInUnavailable(RuntimeError):
+    """The grader would not answer a stand-in's call (not allowed in this call)."""
 
 
 class BoundedSink(io.TextIOBase):
@@ -108,9 +117,13 @@ class Worker:
             args, kwargs = plain.decode(payload, readonly=bool(header.get("readonly")))
             limit = float(header.get("limit", 0))
             stop_on = {(str(f), int(n), str(c)) for f, n, c in header.get("stop_on", [])}
+            replaced = self._stand_in(header.get("stand_in", []))
             seed_everything()
-            with np.errstate(all="ignore"):
-                result = self.watch.run(name, limit, stop_on, lambda: function(*args, **kwargs))
+            try:
+                with np.errstate(all="ignore"):
+                    result = self.watch.run(name, limit, stop_on, lambda: function(*args, **kwargs))
+            finally:
+                self._restore(replaced)
         except BaseException as exc:  # noqa: BLE001 - any student failure is data
             return {"ok": False, "error": _error(exc, function=name)}, b""
         try:
@@ -125,6 +138,36 @@ class Worker:
                     "function": name,
                 },
             }, b""
+
+    def _stand_in(self, names: list) -> dict[str, Any]:
+        """Put the grader's stand-ins in place of the notebook functions ``names`` (building
+        blocks that hung or crashed earlier) for one call; returns what they replaced."""
+        replaced = {}
+        for name in names:
+            name = str(name)
+            if callable(self.namespace.get(name)):
+                replaced[name] = self.namespace[name]
+                self.namespace[name] = self._answered_by_grader(name)
+        return replaced
+
+    def _restore(self, replaced: dict[str, Any]) -> None:
+        self.namespace.update(replaced)
+
+    def _answered_by_grader(self, name: str) -> Any:
+        """A function that sends its arguments to the grader and returns its plain answer,
+        or raises the built-in error the grader's answer raised."""
+        sock = self.sock
+
+        def stand_in(*args: Any, **kwargs: Any) -> Any:
+            protocol.send(sock, {"op": "stand_in", "name": name}, plain.encode((list(args), kwargs)))
+            reply, data = protocol.recv(sock)
+            if reply.get("ok") is True:
+                return plain.decode(data)
+            kind = STAND_IN_ERRORS.get(str(reply.get("type_name")), StandInUnavailable)
+            raise kind(trim(str(reply.get("message", ""))))
+
+        stand_in.__name__ = stand_in.__qualname__ = name
+        return stand_in
 
     def report_timeout(self, name: str, looping: LoopKey | None, stopped_in: LoopKey | None) -> None:
         """The call of ``name`` ran out of time (``looping``: the function that loops), or

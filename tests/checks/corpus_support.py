@@ -24,6 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "solutions" / "attention.py"
 BUGGY_DIR = ROOT / "tests" / "buggy"
+# Bugs that hang or end the process: graded in the sandbox only (tests/checks/test_corpus_stops.py).
+STOPS_DIR = ROOT / "tests" / "buggy_stops"
 
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -70,10 +72,10 @@ class BuggyCase:
     also_affects: frozenset[str]
 
 
-def buggy_cases() -> list[BuggyCase]:
-    """Every module in ``tests/buggy`` (sorted by name)."""
+def buggy_cases(directory: Path = BUGGY_DIR) -> list[BuggyCase]:
+    """Every module in ``directory``, ``tests/buggy`` by default (sorted by name)."""
     cases = []
-    for path in sorted(BUGGY_DIR.glob("*.py")):
+    for path in sorted(directory.glob("*.py")):
         if path.name.startswith("_"):
             continue
         text = path.read_text(encoding="utf-8")
@@ -122,9 +124,12 @@ def verdicts(results: Iterable[CheckResult]) -> list[tuple[str, str, int, tuple[
     return [(r.name, r.status, r.points, r.diagnoses) for r in results]
 
 
-def detection(case: BuggyCase) -> tuple[bool, list[str]]:
-    """Whether the grader caught ``case`` as declared, and the problems if not."""
-    scores = grade_source(case.source)
+def detection(
+    case: BuggyCase, scores: dict[str, PartScore] | None = None,
+) -> tuple[bool, list[str]]:
+    """Whether the grader caught ``case`` as declared (in ``scores``, by default graded in
+    this process), and the problems if not."""
+    scores = grade_source(case.source) if scores is None else scores
     problems = []
     target = scores[case.expected_part]
     if target.points >= target.max_points:

@@ -1,0 +1,15 @@
+"""`attention_context` ends the process running it (os._exit).
+Only its own part pays: the functions built on it are graded as if it were right
+(the grader answers their calls to it)."""
+# ruff: noqa: F403, F405
+import os
+
+from solutions.attention import *
+
+EXPECTED_PART = "attention_context"
+EXPECTED_DIAGNOSIS = None
+ALSO_AFFECTS = set()
+
+
+def attention_context(weights, V):
+    os._exit(3)  # BUG: ends the process running it

@@ -1,0 +1,14 @@
+"""`stable_softmax` never returns (an endless loop).
+Only its own part pays: the functions built on it are graded as if it were right
+(the grader answers their calls to it)."""
+# ruff: noqa: F403, F405
+from solutions.attention import *
+
+EXPECTED_PART = "stable_softmax"
+EXPECTED_DIAGNOSIS = None
+ALSO_AFFECTS = set()
+
+
+def stable_softmax(scores, mask=None, temperature=1.0):
+    while True:  # BUG: never returns
+        pass
