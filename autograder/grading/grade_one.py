@@ -68,8 +68,14 @@ class GradingSession:
 # What ``safe_text.without_paths`` writes for a path of the grading machine: an error that
 # names one means the student's code reached for a file outside its sandbox.
 PRIVATE_PATH = "<path>"
-REACHED_OUT_CELL = "a cell tried to open files of the grading machine: a TA should look"
-REACHED_OUT_FUNCTION = "a function tried to open files of the grading machine: a TA should look"
+REACHED_OUT_CELL = ("a cell of your notebook tried to open a file outside your submission, "
+                    "on the machine that graded it: your notebook may read only the files "
+                    "you submit with it; a person will check this submission before its "
+                    "grade is final")
+REACHED_OUT_FUNCTION = ("one of your functions tried to open a file outside your submission, "
+                        "on the machine that graded it: a function may use only its "
+                        "inputs; a person will check this submission before its grade is "
+                        "final")
 
 
 def private_paths(folder: Path) -> list[str]:

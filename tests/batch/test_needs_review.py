@@ -14,14 +14,15 @@ import solutions
 from autograder.authoring.sample_cohort import set_cell
 from autograder.batch.course import RESULTS_JSON, Course
 from autograder.batch.engine import grade_course
+from autograder.grading.grade_one import REACHED_OUT_CELL, REACHED_OUT_FUNCTION
 from autograder.spec import SPEC
 
 pytestmark = pytest.mark.slow
 
 ROSTER = {"a-correct": "correct", "b-broken": "broken_notebook", "c-reads": "reads_reference",
           "d-reads-when-called": "correct", "e-broken-no-evidence": "broken_notebook"}
-CELL = "a cell tried to open files of the grading machine: a TA should look"
-FUNCTION = "a function tried to open files of the grading machine: a TA should look"
+CELL = REACHED_OUT_CELL  # the notes, as the grader words them for the student
+FUNCTION = REACHED_OUT_FUNCTION
 
 
 def reads_reference_when_called(folder: Path) -> None:
