@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -30,6 +31,9 @@ PARITY_TOLERANCES = {
     "float64": {"atol": 1e-10, "rtol": 0.0},
     "float32": {"atol": 1e-5, "rtol": 1e-4},
 }
+# Strict JSON has no NaN or infinity: a number your function computed as one is written as
+# this text instead, so the file still records what your function returned.
+NON_FINITE_TEXT = ("NaN", "Infinity", "-Infinity")
 
 
 def evidence_inputs(student_id: str, cohort: str | None = None) -> dict:
@@ -65,6 +69,18 @@ def evidence_inputs(student_id: str, cohort: str | None = None) -> dict:
 
 def _as_list(x: object) -> list:
     return np.asarray(x).tolist()
+
+
+def as_json_numbers(value: object) -> object:
+    """``value`` with every NaN or infinity written as "NaN", "Infinity" or "-Infinity":
+    strict JSON has no such numbers, and the file must say what your function returned."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return NON_FINITE_TEXT[0 if math.isnan(value) else 1 if value > 0 else 2]
+    if isinstance(value, list):
+        return [as_json_numbers(item) for item in value]
+    if isinstance(value, dict):
+        return {key: as_json_numbers(item) for key, item in value.items()}
+    return value
 
 
 def _masked_arrays(inputs: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -141,8 +157,9 @@ def build_evidence(
     api: Mapping[str, Callable], student_id: str, limitation: str, cohort: str | None = None
 ) -> dict:
     """Run the attention functions found in ``api`` (a name -> function mapping)
-    on this student's evidence inputs and return the evidence as plain JSON data. A
-    section whose functions fail (or give NaN) holds ``{"error": "..."}`` instead."""
+    on this student's evidence inputs and return the evidence as plain JSON data. A number
+    they computed as NaN or infinity is written as text ("NaN", "Infinity", "-Infinity"); a
+    section whose functions fail holds ``{"error": "..."}`` instead."""
     import platform
 
     import torch
@@ -154,8 +171,8 @@ def build_evidence(
         # One broken function costs only the sections that need it: the error is recorded
         # in the section's place and the rest of the file (and the limitation) is saved.
         try:
-            value = build(api, inputs)
-            json.dumps(value, allow_nan=False)  # NaN or infinity: not a result
+            value = as_json_numbers(build(api, inputs))  # NaN is recorded, not refused
+            json.dumps(value, allow_nan=False)  # anything else that is not JSON data
             return value
         except Exception as error:  # noqa: BLE001 - the student's functions, whatever they raise
             text = f"{type(error).__name__}: {error}".strip().rstrip(":")
@@ -180,7 +197,8 @@ def build_evidence(
 
 
 def save_evidence(evidence: dict, path: str = EVIDENCE_FILENAME) -> str:
-    """Write the evidence as strict JSON (NaN or Infinity would be rejected)."""
+    """Write the evidence as strict JSON: ``build_evidence`` has written NaN and infinities
+    as text, so ``allow_nan=False`` refuses only a file built some other way."""
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(evidence, handle, indent=2, allow_nan=False)
         handle.write("\n")

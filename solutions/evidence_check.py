@@ -10,8 +10,8 @@ from __future__ import annotations
 
 def validate_evidence_file(path: str, schema_path: str) -> list[str]:
     """Return the problems of the evidence file at ``path`` as "pointer: message" strings
-    (an empty list means the file matches the schema and every section was computed).
-    Prints nothing."""
+    (an empty list means the file matches the schema and every section was computed, with
+    no NaN or infinity). Prints nothing."""
     import json
     import math
 
@@ -55,4 +55,32 @@ def validate_evidence_file(path: str, schema_path: str) -> list[str]:
         if isinstance(section, dict) and isinstance(section.get("error"), str):
             problems.append(f"/{name}: could not be computed ({section['error']}); this section "
                             "scores 0 until the functions it needs work")
+
+    def recorded(value: object, pointer: str) -> list:
+        # The evidence cell writes a NaN or infinity your function returned as this text.
+        if isinstance(value, list):
+            return [hit for i, item in enumerate(value) for hit in recorded(item, f"{pointer}/{i}")]
+        return [(pointer, value)] if value in ("NaN", "Infinity", "-Infinity") else []
+
+    made_by = {"scale": "attention_scores", "raw_scores": "attention_scores",
+               "max_abs_diff": "scaled_dot_product_attention` or `torch_sdpa"}
+    computed = ("scale", "raw_scores", "weights", "row_sums", "context", "max_abs_diff",
+                "weights_before", "weights_after", "context_before", "context_after")
+    for name in ("hand_example", "masked_case", "parity", "intervention"):
+        section = data.get(name) if isinstance(data, dict) else None
+        entries = section if isinstance(section, list) else [section]
+        hits = [(field, hit) for i, entry in enumerate(entries) if isinstance(entry, dict)
+                for field in computed if field in entry
+                for hit in recorded(entry[field], f"/{name}{f'/{i}' if name == 'parity' else ''}/{field}")]
+        if hits:
+            field, (pointer, text) = hits[0]
+            function = made_by.get(field, "value_intervention" if name == "intervention"
+                                   else "scaled_dot_product_attention")
+            word = {"NaN": "NaN", "Infinity": "infinity", "-Infinity": "minus infinity"}[text]
+            problems.append(
+                f"{pointer}: your function returned {word} here (`{function}`, in the section "
+                f"{name}; {len(hits)} such number(s) there), recorded as \"{text}\": a bug (NaN "
+                "is 0/0, e.g. a softmax over the wrong axis or with every key masked; infinity an "
+                "overflow). The grader keeps this section's points only if your own functions "
+                "compute exactly these numbers and lost points for the bug in their own checks")
     return sorted(problems)

@@ -11,6 +11,7 @@ Only sections that passed the schema layer are checked.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 
 import numpy as np
 
@@ -354,16 +355,20 @@ def check_intervention(iv: dict, case: dict | None) -> list[Finding]:
 
 
 def consistency_findings(data: dict, skip: set[str], *, student_id: str | None = None,
-                         cohort: str | None = None) -> list[Finding]:
-    """All consistency findings for the sections not in ``skip`` (those failed the schema)."""
+                         cohort: str | None = None,
+                         unchecked: Collection[str] = ()) -> list[Finding]:
+    """All consistency findings for the sections not in ``skip`` (those failed the schema).
+    ``unchecked``: sections whose numbers are not recomputed (they record a NaN: see
+    ``non_finite``); their inputs are still checked, so a copied file is still found."""
     case = data["masked_case"] if "masked_case" not in skip else None
     findings = check_identity(data, skip, student_id, cohort)
-    if "hand_example" not in skip:
+    numbers = set(skip) | set(unchecked)
+    if "hand_example" not in numbers:
         findings += check_hand_example(data["hand_example"])
-    if case is not None:
+    if case is not None and "masked_case" not in numbers:
         findings += check_masked_case(case)
-    if "parity" not in skip:
+    if "parity" not in numbers:
         findings += check_parity(data["parity"], case)
-    if "intervention" not in skip:
+    if "intervention" not in numbers:
         findings += check_intervention(data["intervention"], case)
     return findings

@@ -179,7 +179,9 @@ def _walk(value: object, path: list[str | int], out: list[Finding]) -> None:
             "non_finite_number",
             f"{value.literal} is not a finite JSON number; JSON has no NaN or Infinity "
             "(Python's json.dump writes them unless allow_nan=False). A NaN here usually "
-            "means a bug, e.g. a fully masked row or a softmax that overflowed",
+            "means a bug, e.g. a fully masked row or a softmax that overflowed; the notebook's "
+            "evidence cell records one your function returned as the text \"NaN\" (or "
+            "\"Infinity\", \"-Infinity\"): save the file with that cell, do not write it yourself",
             _pointer(path),
         ))
     elif isinstance(value, str):

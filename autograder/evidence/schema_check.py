@@ -126,7 +126,15 @@ _TYPE_WORDS = {
 def _expected_type(types: str | Sequence[str]) -> str:
     if isinstance(types, str):
         types = [types]
+    if sorted(types) == ["number", "string"]:  # a result: a number, or "NaN" in its place
+        return _TYPE_WORDS["number"]
     return " or ".join(_TYPE_WORDS.get(t, t) for t in types)
+
+
+def _stands_for_a_number(error: ValidationError) -> bool:
+    """An ``enum`` of the texts that may replace a number ("NaN", "Infinity"...): the
+    ``then`` of an ``if`` that asks whether a result was written as text."""
+    return list(error.schema_path)[-2:] == ["then", "enum"]
 
 
 def rule_sentence(error: ValidationError) -> str:
@@ -152,6 +160,10 @@ def _message(error: ValidationError) -> str:
         text = f"expected {_expected_type(expected)} here, found {_kind(found)}"
     elif keyword == "const":
         text = f"expected exactly {json.dumps(expected)}, found {_kind(found)}"
+    elif keyword == "enum" and _stands_for_a_number(error):
+        text = (f"expected a number here, found {_kind(found)}: the only text allowed in place "
+                f"of this number is {' or '.join(json.dumps(e) for e in expected)}, which the "
+                "evidence cell writes where your function returned it")
     elif keyword == "enum":
         text = f"expected one of {', '.join(json.dumps(e) for e in expected)}, found {_kind(found)}"
     elif keyword in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):

@@ -1,7 +1,8 @@
 """Runs the layers in order and turns their findings into a status and points.
 
 Order: safe loading (file), schema and shapes (schema), recomputation
-(consistency), the limitation text (limitation). A later layer runs on what
+(consistency: a section recording a NaN or infinity is said so, not recomputed), the
+limitation text (limitation). A later layer runs on what
 the earlier ones left intact, so one file gets every problem reported at once.
 """
 
@@ -12,6 +13,7 @@ import os
 from autograder.evidence.consistency import consistency_findings
 from autograder.evidence.limitation import LimitationResult, judge_limitation
 from autograder.evidence.loading import load_evidence
+from autograder.evidence.non_finite import non_finite_findings
 from autograder.evidence.report import (
     EVIDENCE_CHECK_POINTS,
     EvidenceReport,
@@ -80,8 +82,12 @@ def _verify(source: str | os.PathLike[str] | bytes, student_id: str | None,
     skip = sections_with(schema) | {finding.check for finding in not_computed}
     evidence_schema_ok = not any(f.part == "evidence" for f in schema)
 
-    consistency = not_computed + consistency_findings(
-        data, skip, student_id=student_id, cohort=cohort)
+    # A section that records a NaN or infinity of the student's functions: one finding says
+    # so, its numbers are not compared (its inputs still are: they must be this student's).
+    non_finite = non_finite_findings(data, skip)
+    consistency = not_computed + non_finite + consistency_findings(
+        data, skip, student_id=student_id, cohort=cohort,
+        unchecked={finding.check for finding in non_finite})
     # A limitation the schema refused (not text, empty, the placeholder, too few words...)
     # scores 0 and has been explained there: the judge would only say it again.
     limitation_refused = any(f.part == "limitation" for f in schema)

@@ -1,7 +1,7 @@
 """A stub costs only the evidence sections that need it (issue 11): the notebook's evidence
 helper records a failing section as ``{"error": ...}`` and still saves the file with the
 limitation; the grader gives that section 0 and grades the rest; the student-side check
-names it."""
+names it. (A NaN is not an error: the helper records it, see ``test_non_finite``.)"""
 
 from __future__ import annotations
 
@@ -27,17 +27,11 @@ def stub(*args, **kwargs):
     raise NotImplementedError()
 
 
-def nan_weights(Q, K, V, index, new_value, mask=None):
-    result = solutions.value_intervention(Q, K, V, index, new_value, mask=mask)
-    return {**result, "weights_after": result["weights_after"] * float("nan")}
-
-
 @pytest.mark.parametrize(
     ("function", "replacement", "sections"),
     [
         ("torch_sdpa", stub, {"parity"}),
         ("value_intervention", stub, {"intervention"}),
-        ("value_intervention", nan_weights, {"intervention"}),
     ],
 )
 def test_only_the_sections_that_need_a_broken_function_are_lost(
