@@ -161,3 +161,27 @@ def test_a_lookup_table_for_the_evidence_inputs_goes_to_review(session, tmp_path
     evidence = part(result, "evidence")
     assert evidence.points == 14 and evidence.needs_review and result.needs_review
     assert any("`value_intervention` scored 0 on the hidden checks" in m for m in evidence.messages)
+
+
+def test_a_wrong_axis_softmax_is_charged_once_though_its_file_holds_nan(session, tmp_path):
+    """Issue 26: the wrong-axis softmax gives NaN on the masked case (a key no query may
+    attend to: a column 0/0). The evidence cell records it as "NaN", the softmax's own part
+    loses its points, and the evidence part none; a NaN the functions do not give costs its
+    section and goes to a TA."""
+    notebook = bug("softmax_wrong_axis")
+    honest = honest_evidence(notebook_code(notebook), STUDENT, GOOD_LIMITATION)
+    assert honest["parity"][0]["max_abs_diff"] == "NaN" and "error" not in honest["masked_case"]
+    result = grade(session, tmp_path / "honest", notebook, honest)
+    softmax = part(result, "stable_softmax")
+    assert softmax.points < softmax.max_points
+    evidence = part(result, "evidence")
+    assert (evidence.points, evidence.needs_review) == (14, False)
+    assert any(m.startswith("/masked_case/") and "carried forward: your function returned NaN "
+               "here (`scaled_dot_product_attention`" in m for m in evidence.messages)
+    assert not any("JSON" in m for m in evidence.messages)
+    assert result.score == SPEC.total_points - (softmax.max_points - softmax.points)
+    forged = json.loads(json.dumps(honest))
+    forged["hand_example"]["weights"][0][1] = "NaN"  # these functions give 1 there
+    result = grade(session, tmp_path / "forged", notebook, forged)
+    evidence = part(result, "evidence")
+    assert evidence.points == 14 - SPEC.evidence_sections["hand_example"] and evidence.needs_review

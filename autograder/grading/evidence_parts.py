@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from autograder.evidence import EvidenceReport, Finding
+from autograder.evidence.non_finite import locate
 from autograder.grading.provenance import Provenance
 from autograder.grading.scoring import PartScore
 from autograder.results.result import CARRIED_FORWARD
@@ -12,6 +13,18 @@ CARRIED_NOTE = (
     f"{CARRIED_FORWARD}: these are the numbers your own functions compute, so the section keeps "
     "its points; the bugs behind them cost points once, in the functions' own parts"
 )
+
+
+def carried_note(report: EvidenceReport, section: str) -> Finding:
+    """The note on a carried-forward section; one that records a NaN (or infinity) says
+    where and from which function, in the student's terms."""
+    recorded = locate(report.data, section) if report.data is not None else None
+    pointer, message = f"/{section}", CARRIED_NOTE
+    if recorded is not None:
+        rest = CARRIED_NOTE.removeprefix(f"{CARRIED_FORWARD}: ")
+        pointer, message = recorded.pointer, f"{CARRIED_FORWARD}: {recorded.returned()}; {rest}"
+    return Finding(code="carried_forward", part="evidence", layer="provenance", pointer=pointer,
+                   check=section, severity="warning", message=message)
 
 
 def evidence_part_scores(
@@ -24,11 +37,12 @@ def evidence_part_scores(
     points = SPEC.part_points
     provenance = provenance or Provenance()
     carried = set(provenance.carried)
-    notes = [Finding(code="carried_forward", part="evidence", layer="provenance",
-                     pointer=f"/{section}", check=section, severity="warning",
-                     message=CARRIED_NOTE) for section in provenance.carried]
-    findings = [*(f for f in report.findings if f.check not in carried), *provenance.findings,
-                *notes]
+    notes = [carried_note(report, section) for section in provenance.carried]
+    # A recorded NaN the functions do not compute: provenance says so instead of the verifier.
+    disproved = set(provenance.disproved)
+    findings = [*(f for f in report.findings if f.check not in carried
+                  and not (f.check in disproved and f.code == "non_finite_value")),
+                *provenance.findings, *notes]
     unreproduced = sum(float(report.checks.get(section, 0)) for section in provenance.lost)
     recovered = sum(float(SPEC.evidence_sections[section]) for section in carried)
     scores = {}

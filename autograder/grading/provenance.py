@@ -45,11 +45,20 @@ inputs (they follow from the student id) and return stored numbers for them only
 Such a function fails its hidden checks, so a section that is reproduced by a
 function whose part scored 0 keeps its points but is flagged for review
 (``failed_functions``).
+
+NaN and infinities: the evidence cell writes a NaN (or infinity) the student's function
+returned as the text "NaN" ("Infinity", "-Infinity"); the verifier fails such a section
+(``autograder.evidence.non_finite``). It is carried forward like any other section whose
+numbers are wrong, when the charged functions compute exactly those numbers, NaN where the
+file says NaN. A recorded NaN the functions do not compute (a forged or stale file) is said
+to be not reproduced and flagged; one they do compute, with no function charged for it, is
+flagged for review (a NaN the hidden checks did not catch).
 """
 
 from __future__ import annotations
 
 import builtins
+import math
 import time
 import warnings
 from collections.abc import Callable, Collection
@@ -60,6 +69,7 @@ import numpy as np
 
 from autograder.evidence import EvidenceReport, Finding
 from autograder.evidence.consistency import ATOL, RTOL
+from autograder.evidence.non_finite import WORDS, decode_numbers, locate
 from autograder.grading.student import Student, StudentError
 from solutions import evidence as builder
 
@@ -127,6 +137,9 @@ class Provenance:
     calls: int = 0  # calls into the student's code
     seconds: float = 0.0
     carried: tuple[str, ...] = ()  # failed sections the file holds honestly: carried forward
+    # Sections whose recorded NaN or infinity the functions do not compute: the verifier's
+    # "your function returned NaN here" is not true of them (a finding here says why).
+    disproved: tuple[str, ...] = ()
 
     @property
     def lost(self) -> frozenset[str]:
@@ -229,11 +242,27 @@ def check_provenance(
     # Error carried forward: a section the verifier failed only because the student's
     # functions compute other numbers keeps its points when the file holds exactly those
     # numbers (the functions' bugs are charged in their own parts, once).
-    carried = tuple(section for section in candidates
-                    if (charged_functions is None or set(USES[section]) & set(charged_functions))
-                    and _reproduce(section, report.data[section], api, inputs) is None)
+    carried, disproved = [], []
+    for section in candidates:
+        charged = charged_functions is None or bool(set(USES[section]) & set(charged_functions))
+        recorded = locate(report.data, section)  # a NaN or infinity of the student's functions
+        if not (charged or recorded):
+            continue
+        finding = _reproduce(section, report.data[section], api, inputs)
+        if finding is None and charged:
+            carried.append(section)
+        elif finding is not None and recorded is not None:
+            findings.append(finding)  # the section scores 0 already: said, not charged again
+            disproved.append(section)
+        elif finding is None and recorded is not None:
+            findings.append(_finding("provenance_non_finite_uncharged", section, recorded.pointer, (
+                f"{recorded.returned()}: the grader ran it on your evidence inputs and it does "
+                f"return {WORDS[recorded.text]} there, but no function behind {TITLES[section]} "
+                "lost points for it in its own part, so nothing carries it forward and this "
+                "section scores 0 for now. A TA will look at it."
+            ), severity="review"))
     return Provenance(tuple(findings), tuple(sections), calls, time.monotonic() - started,
-                      carried)
+                      tuple(carried), tuple(disproved))
 
 
 def without_code(report: EvidenceReport) -> Provenance:
@@ -251,6 +280,7 @@ def without_code(report: EvidenceReport) -> Provenance:
 def _reproduce(section: str, stated: Any, api: dict, inputs: dict) -> Finding | None:
     """None when the student's functions reproduce ``stated``, else why not."""
     title, uses = TITLES[section], _names(USES[section])
+    stated = decode_numbers(stated)  # "NaN" in the file: the NaN the function returned
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -301,13 +331,17 @@ def _compare_field(stated: Any, reproduced: Any) -> tuple[str, str] | None:
         return "", "got something that is not an array of numbers"
     if got.shape != want.shape:
         return "", f"got an array of another shape than the file's {want.shape}"
-    bad = ~np.isclose(got, want, rtol=RTOL, atol=ATOL)  # NaN is never close
+    # NaN reproduces NaN (the file records what the function returned), and an infinity
+    # the same infinity; at stake, a section holds neither (the verifier failed it).
+    bad = ~np.isclose(got, want, rtol=RTOL, atol=ATOL, equal_nan=True)
     if not bad.any():
         return None
     gap = np.where(bad, np.nan_to_num(np.abs(got - want), nan=np.inf), -1.0)
     index = np.unravel_index(int(np.argmax(gap)), gap.shape)
     where = "".join(f"/{int(i)}" for i in index)
-    detail = f"got another number than the file's {want[index]:.6g} here"
+    detail = (f"got another number than the file's {want[index]:.6g} here"
+              if np.isfinite(want[index])
+              else f"got something other than the file's {_word(float(want[index]))} here")
     if want.ndim:
         detail += f" ({int(bad.sum())} of {want.size} entries differ by more than rounding)"
     return where, detail
@@ -326,13 +360,31 @@ def _compare_parity(stated: list, reproduced: list, inputs: dict) -> Finding | N
         again = ours.get(entry["dtype"])
         if again is None:
             continue
-        claimed, found = float(entry["max_abs_diff"]), float(again["max_abs_diff"])
+        claimed = float(decode_numbers(entry["max_abs_diff"]))
+        found = float(again["max_abs_diff"])
+        pointer = f"/parity/{index}/max_abs_diff"
+        if not math.isfinite(claimed):  # recorded NaN or infinity: exactly that, nothing else
+            if _word(found) == _word(claimed):
+                continue
+            return _finding("provenance_mismatch", "parity", pointer, (
+                f"your submitted functions do not reproduce {TITLES['parity']}: in "
+                f"{entry['dtype']}, the grader compared your `scaled_dot_product_attention` with "
+                f"your `torch_sdpa` on your masked case and did not get the "
+                f"{_word(claimed)} the file says. {REMEDY}"
+            ))
         if found <= claimed + parity_tolerance(entry["dtype"], values):
             continue
-        return _finding("provenance_mismatch", "parity", f"/parity/{index}/max_abs_diff", (
+        return _finding("provenance_mismatch", "parity", pointer, (
             f"your submitted functions do not reproduce {TITLES['parity']}: in {entry['dtype']}, "
             f"your `scaled_dot_product_attention` and your `torch_sdpa` differ by more on your "
             f"masked case than the {claimed:.3g} the file says (more than rounding explains). "
             f"{REMEDY}"
         ))
     return None
+
+
+def _word(number: float) -> str:
+    """A non-finite number as a student reads it ("NaN", "infinity"); "a number" otherwise."""
+    if math.isnan(number):
+        return WORDS["NaN"]
+    return "a number" if math.isfinite(number) else WORDS["Infinity" if number > 0 else "-Infinity"]
