@@ -262,14 +262,34 @@ def test_evidence_sections_show_their_worth_from_the_spec():
 def test_a_paragraph_repeated_for_several_sections_is_shown_once():
     advice = ("The numbers in the evidence file must be the ones your functions compute. "
               "Re-run the whole notebook and submit it with the file it writes.")
-    sections = ("hand_example", "masked_case", "parity", "intervention")
-    messages = [f"/{name}: `value_intervention` did not finish for the {name} section. {advice}"
-                for name in sections]
+    sections = {"hand_example": "attention_scores", "masked_case": "stable_softmax",
+                "parity": "torch_sdpa", "intervention": "value_intervention"}
+    messages = [f"/{name}: the {name} section could not be checked because the grader's run "
+                f"of your `{function}` did not finish in time. {advice}"
+                for name, function in sections.items()]
     evidence = PartResult("evidence", 2, 14, messages=messages, needs_review=True)
     text = visible_text(row_of(feedback_page.render(result([evidence])), "evidence"))
     assert text.count("Re-run the whole notebook") == 1, text
-    for name in sections:
-        assert f"for the {name} section" in text
+    for name, function in sections.items():
+        assert f"the {name} section could not be checked" in text and function in text
+
+
+def test_texts_that_differ_only_in_their_sections_name_are_said_once():
+    """The ungradable demo student read one sentence four times, once per section."""
+    names = {"hand_example": "the hand example", "masked_case": "the masked case",
+             "parity": "the parity check", "intervention": "the intervention"}
+    messages = [f"/{name}: no notebook of yours could be run, so the grader could not check "
+                f"that your functions produce the numbers of {words}: submit the notebook "
+                "that wrote the file." for name, words in names.items()]
+    evidence = PartResult("evidence", 2, 14, messages=messages)
+    row = row_of(feedback_page.render(result([evidence])), "evidence")
+    text = visible_text(row)
+    assert text.count("no notebook of yours could be run") == 1, text
+    assert re.search(r"The same holds for\s+masked_case\s*,\s+parity\s+and\s+intervention",
+                     text), text
+    for name, points in SPEC.evidence_sections.items():  # each still shows what it lost
+        cell = visible_text(row.split(f'id="section-{name}"', 1)[1].split("</tr>", 1)[0])
+        assert (f"0 / {points:g}" if name in names else f"{points:g} / {points:g}") in cell
 
 
 def test_an_ungradable_notebook_shows_no_total_it_does_not_have():

@@ -234,6 +234,21 @@ def shared_paragraph(texts: Sequence[str]) -> tuple[list[str], str]:
     return [" ".join(rest) for rest in rests], " ".join(common)
 
 
+def _alike(first: str, second: str, words: int = 3) -> bool:
+    """Whether two texts differ only in one run of at most ``words`` words (a name)."""
+    a, b = first.split(), second.split()
+    if a == b:
+        return False
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
+        end += 1
+    return (len(a) - start - end <= words and len(b) - start - end <= words
+            and start + end >= 2 * words)
+
+
 def _numbers_masked(text: str) -> str:
     return _NUMBER.sub("#", text)
 
@@ -310,6 +325,22 @@ def _section_rows(row: PartView, worth: dict[str, int], texts: Sequence[str]) ->
             owners[text].append(name)
     repeated = {text: names for text, names in owners.items() if len(names) > 1}
     single = [(name, pointer, text) for name, pointer, text in flat if text not in repeated]
+    # Texts that differ only in naming their own section ("... of the hand example", "... of
+    # the parity check") are said once, the first in full, then which others it holds for.
+    groups: list[list[tuple[str, str, str]]] = []
+    for entry in single:
+        if entry[1].strip("/") != entry[0]:
+            continue
+        home = next((g for g in groups if _alike(g[0][2], entry[2])), None)
+        if home is None:
+            groups.append([entry])
+        else:
+            home.append(entry)
+    for group in groups:
+        if len(group) > 1:
+            (first, _, text), others = group[0], [name for name, _, _ in group[1:]]
+            repeated[f"{text} The same holds for {_code_listing(others)}."] = [first]
+            single = [entry for entry in single if entry not in group]
     rests, common = shared_paragraph([text for _, _, text in single])
     seen: set[tuple[str, str]] = set()
     for (name, pointer, _), rest in zip(single, rests, strict=True):

@@ -1,8 +1,9 @@
 """The pages people read, rendered by a real browser (headless Chromium, tests/support/browser.py):
 a student's feedback.html and the instructor's report.html, both made by the real grader from a
 graded course (below). No console error, every part there, and a screenshot of each kept
-under the course root, ``<root>/report/screenshots/{feedback,report}.png`` (a copy goes to
-``$BROWSER_SCREENSHOTS`` when set: ``.ci/run`` keeps them in ``.ci/artifacts/screenshots/``).
+under the course root, ``<root>/report/screenshots/{feedback,report}.png``, with one of each of
+the four pages students see most (``feedback-{correct,one-bug,hang,ungradable}.png``; a copy
+goes to ``$BROWSER_SCREENSHOTS`` when set: ``.ci/run`` keeps them in ``.ci/artifacts/screenshots/``).
 
 In CI (``CI`` set) these tests fail when Chromium is missing; elsewhere they skip."""
 
@@ -40,6 +41,7 @@ ROSTER = {
     "h-late": "late",
     "i-unjudged": "unjudged_limitation",  # a person reads the limitation
     "j-broken": "broken_notebook",  # ungradable
+    "k-hang": "infinite_loop",  # stable_softmax never returns
 }
 NEAR_COPIES = ("f-own-solution", "g-near-copy")
 FAST_LIMITS = Limits(cell_timeout=5, call_timeout=3, notebook_timeout=30)
@@ -97,6 +99,60 @@ def test_a_students_feedback_page_in_chromium(browser, graded_course):
 
     width, height = _png_size(shot)
     assert width >= 800 and height >= 900, (width, height)  # the whole page, not a blank tile
+
+
+# The pages students see most: all correct, one bug, a function that hangs, a notebook that
+# could not be graded (issue 26).
+MOST_SEEN = {"a-correct": "correct", "b-wrong-axis": "one-bug", "k-hang": "hang",
+             "j-broken": "ungradable"}
+
+
+@pytest.mark.parametrize("student", list(MOST_SEEN))
+def test_the_pages_students_see_most_in_chromium(browser, graded_course, student):
+    """Each page as a student reads it: a total only when there is one, the likely cause above
+    the failed checks, each failed check with the points it cost, no Markdown shown raw, a
+    carried-forward box only on a part whose checks carried points, and a paragraph said once."""
+    root, results = graded_course
+    result = results[student]
+    shot = root / "report" / "screenshots" / f"feedback-{MOST_SEEN[student]}.png"
+    page = browser(root / "autograded" / student / SPEC.name / FEEDBACK_HTML, screenshot=shot)
+    assert page.console_errors == []
+    text = page.visible_text
+    assert "`" not in text and not re.search(r"(?<![\w*])\*\w[^*]*\w\*(?![\w*])", text), text
+    assert "a TA should look" not in text
+    header = page.find("header").text
+    if result.status == "graded":
+        assert f"{result.score:g} / {result.max_score:g} points" in header
+    else:
+        assert "No total" in header and f"{result.score:g} / " not in header
+        assert page.find("tr#part-stable_softmax td.points").text.startswith("—")
+    for row in page.find_all("tr[id^='part-']"):
+        assert row.is_displayed()
+        boxes = row.find_elements("css selector", "div.carried")
+        if boxes:  # only where points were carried, and it says how many
+            assert re.search(r"\d+ points? of this part (was|were) graded", boxes[0].text)
+        causes = row.find_elements("css selector", ".diagnosis")
+        problems = row.find_elements("css selector", "ul.problems")
+        if causes and problems:
+            assert causes[0].location["y"] < problems[0].location["y"]
+    if student == "a-correct":
+        assert not page.find_all(".diagnosis, ul.problems, div.carried")
+    if student == "b-wrong-axis":
+        row = page.find("tr#part-stable_softmax")
+        assert row.find_elements("css selector", ".diagnosis")
+        assert re.search(r"−\d+ points?", row.text), row.text
+    if student == "k-hang":
+        evidence = page.find("tr#part-evidence")
+        for name, worth in SPEC.evidence_sections.items():  # each section with its worth
+            cell = evidence.find_element("css selector", f"#section-{name}").text
+            assert name in cell and f"/ {worth:g}" in cell, cell
+        shared = evidence.find_elements("css selector", "p.shared")
+        sentences = [s for s in re.split(r"(?<=[.!?])\s+", shared[0].text) if len(s) > 30] \
+            if shared else []
+        for sentence in sentences:
+            assert text.count(sentence) == 1, sentence
+    width, height = _png_size(shot)
+    assert width >= 800 and height >= 600, (width, height)
 
 
 def test_the_instructors_report_in_chromium(browser, graded_course):
