@@ -154,10 +154,12 @@ def test_item_analysis_flags(cohort):
     entries = items[("score_entry_count", "Counts batch * heads * n_q * n_k score entries")]
     assert entries.flags == (stats.NOBODY_FAILS,) and entries.discrimination is None
 
-    # Only the weakest graded student fails softmax's row check: it discriminates well.
+    # Only s02 (wrong axis) fails softmax's row check, and s02 scores below most others
+    # elsewhere: it discriminates the right way. (Since evidence is carried forward through
+    # NaN, issue 26, s02 is no longer the weakest, so r is about +0.4, not above +0.5.)
     rows = items[("stable_softmax",
                   "Each query row is a probability distribution over the keys (n_q != n_k)")]
-    assert rows.passed == len(graded) - 1 and rows.flags == () and rows.discrimination > 0.5
+    assert rows.passed == len(graded) - 1 and rows.flags == () and rows.discrimination > 0.2
 
     # Only s04 fails the float32 check of attention_scores, and s04 scores above the others
     # elsewhere: the check discriminates slightly negatively, which in a small cohort is one
