@@ -492,10 +492,14 @@ HOSTILE: list[Hostile] = [
         "loop_in_function",
         "stable_softmax never returns",
         in_function("stable_softmax", LOOP),
+        # Charged once (issue 26): the functions built on it, and the evidence rebuilt with
+        # them, are graded with the grader standing in for the looping block.
         Expect(
             zero=("stable_softmax",),
-            lost=SOFTMAX_LOST + NOT_REPRODUCED,
-            messages={"stable_softmax": HANG, "evidence": NOT_REPRODUCED_MESSAGE},
+            lost=("stable_softmax",),
+            messages={"stable_softmax": HANG,
+                      **{part: "carried forward from `stable_softmax`" for part in SOFTMAX_LOST
+                         if part != "stable_softmax"}},
         ),
     ),
     # ---- memory
