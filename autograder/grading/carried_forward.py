@@ -389,7 +389,9 @@ def _culprits(results: Sequence[CheckResult], blocks: Sequence[str]) -> tuple[st
         else:
             behind = [name for check in results if check.part == block
                       for name in check.carried_from if _lost_points(results, name)]
-        found += [name for name in behind if name not in found]
+        for name in behind:  # each SDPA check names its blocks: say each block once
+            if name not in found:
+                found.append(name)
     return tuple(found)
 
 

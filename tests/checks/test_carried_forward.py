@@ -39,6 +39,11 @@ def test_a_scores_bug_is_charged_in_attention_scores_only():
     # intervention names where the bug lives, not the function it calls.
     assert any("carried forward from `attention_scores`" in m
                for m in scores["value_intervention"].messages), scores["value_intervention"].messages
+    # Each of their SDPA's checks names the block: the note names it once.
+    assert scores["value_intervention"].messages == (
+        "carried forward from `attention_scores`: your `value_intervention` uses it correctly, "
+        "so the bug costs points only in `attention_scores`",
+    ), scores["value_intervention"].messages
 
 
 def test_an_unimplemented_block_costs_the_parts_that_cannot_run_without_it():
