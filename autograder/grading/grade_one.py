@@ -29,6 +29,7 @@ from autograder.results.result import (
     SubmissionResult,
     TestResult,
 )
+from autograder.results.safe_text import without_paths
 from autograder.sandbox.client import SandboxReport, SandboxStudent
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.uids import UidLease
@@ -186,16 +187,18 @@ def _explain(codes: tuple[str, ...]) -> list[str]:
     return [misconceptions.explain(code) for code in codes if code in misconceptions.MISCONCEPTIONS]
 
 
-def _cell_notes(submission: Submission, report: SandboxReport) -> list[str]:
-    """Cells that raised or were skipped, named as the student sees them:
-    the cell's position in the notebook and, for solution cells, its function."""
+def _cell_notes(
+    submission: Submission, report: SandboxReport, hidden: Sequence[str],
+) -> list[str]:
+    """Cells that raised or were skipped, named as the student sees them (``cell_name``;
+    no path of ``hidden`` shown)."""
     ran = [cell for cell in submission.cells if cell.source is not None]
     notes = []
     for outcome in report.cells:
         if outcome.index >= len(ran) or (outcome.error is None and not outcome.skipped):
             continue
         cell = ran[outcome.index]
-        where = f"notebook cell {cell.index + 1}" + (f" ({cell.grade_id})" if cell.grade_id else "")
+        where = without_paths(cell_name(cell.source or "", cell.grade_id), hidden)
         if outcome.skipped:
             notes.append(f"{where} was skipped: {outcome.skipped}")
             continue
@@ -204,6 +207,18 @@ def _cell_notes(submission: Submission, report: SandboxReport) -> list[str]:
             f"{where} raised {error.type_name}" + (f": {error.message}" if error.message else "")
         )
     return notes
+
+
+def cell_name(source: str, grade_id: str = "") -> str:
+    """A code cell as a student finds it in Jupyter, which numbers no cells: the solution
+    cell of a graded function, or the cell by its first line."""
+    if grade_id in SPEC.function_parts:
+        return f"the solution cell of `{grade_id}`"
+    first = next((line.strip() for line in source.splitlines() if line.strip()), "")
+    first = first.replace("`", "'")
+    if not first:
+        return "an empty code cell"
+    return f"the code cell that starts `{first if len(first) <= 50 else first[:47] + '...'}`"
 
 
 def _zero_code_parts(reason: str) -> list[PartScore]:
@@ -228,6 +243,7 @@ def grade_submission(
         scores = _zero_code_parts(submission.fatal)
         provenance = without_code(report)  # no functions: no section is reproduced
     else:
+        hidden = [*private_paths(submission.folder), *hidden_paths]
         with SandboxStudent(
             submission.runnable,
             session.zygote,
@@ -235,7 +251,7 @@ def grade_submission(
             uid=session.lease.uid,
             isolate=session.isolate,
             allow_weaker=session.allow_weaker,
-            private_paths=[*private_paths(submission.folder), *hidden_paths],
+            private_paths=hidden,
             reap_later=True,  # the session holds its uid until it closes its zygote
             stand_in=reference_answer,  # a block that hangs or crashes is charged once
             stand_in_names=BUILDING_BLOCKS,
@@ -249,7 +265,7 @@ def grade_submission(
                                    if score.points < score.max_points
                                    or any(check.carried_from for check in score.checks)},
             )
-            cell_notes = _cell_notes(submission, student.report)
+            cell_notes = _cell_notes(submission, student.report, hidden)
             notes += cell_notes
             if any(PRIVATE_PATH in note for note in cell_notes):
                 notes.append(REACHED_OUT_CELL)

@@ -116,7 +116,10 @@ def _read_cells(path: Path, submission: Submission) -> list[Cell] | None:
         if isinstance(source, list) and all(isinstance(line, str) for line in source):
             source = "".join(source)
         if not isinstance(source, str):
-            submission.notes.append(f"notebook cell {index + 1} is damaged (its source is not text); it was not run")
+            code_cells = sum(1 for cell in notebook["cells"][: index + 1]
+                             if isinstance(cell, dict) and cell.get("cell_type") == "code")
+            submission.notes.append(f"code cell {code_cells} from the top is damaged (its source "
+                                    "is not text); it was not run")
             continue
         found.append((index, source, _claimed_id(raw)))
     # Roles come from the release, never from the student's metadata (which only names a

@@ -471,13 +471,13 @@ NOT_REPRODUCED_MESSAGE = "do not reproduce"
 NO_CODE_MESSAGE = "no notebook of yours could be run"
 HANG = r"did not finish in time"
 CRASH = r"crashed the process"
-SKIPPED_TIMEOUT = r"notebook cell \d+ was skipped: it did not finish within 3 s"
-SKIPPED_CRASH = r"notebook cell \d+ was skipped: it ended the process"
+SKIPPED_TIMEOUT = r"the code cell that starts `.*` was skipped: it did not finish within 3 s"
+SKIPPED_CRASH = r"the code cell that starts `.*` was skipped: it ended the process"
 UNGRADABLE = "ungradable"
 
 
 def raised(kind: str) -> str:
-    return rf"notebook cell \d+ .*raised {kind}"
+    return rf"(the code cell that starts `.*`|the solution cell of `\w+`) raised {kind}"
 
 
 HOSTILE: list[Hostile] = [
