@@ -285,7 +285,7 @@ def all_masked_signatures(got: object, empty_rows: np.ndarray) -> list[str]:
     if type(got) is not np.ndarray or got.dtype.kind != "f" or got.shape[:-1] != empty_rows.shape:
         return []
     rows = got[empty_rows]
-    if rows.size == 0:
+    if rows.size == 0 or _same_everywhere(got, empty_rows):
         return []
     if np.isnan(rows).all():
         return ["all_masked_nan"]
@@ -296,12 +296,24 @@ def all_masked_signatures(got: object, empty_rows: np.ndarray) -> list[str]:
     return []
 
 
+def _same_everywhere(got: np.ndarray, empty_rows: np.ndarray) -> bool:
+    """Whether the rows with permitted keys hold what the fully masked rows hold (zeros, NaN
+    or the same constant everywhere): then nothing was decided about masked rows, and no
+    all-masked misconception is diagnosed (a softmax returning zeros for every input)."""
+    rows, others = got[empty_rows], got[~empty_rows]
+    if others.size == 0:
+        return False
+    if np.isnan(rows).all():
+        return bool(np.isnan(others).all())
+    return bool(np.isfinite(got).all() and np.ptp(got) == 0)
+
+
 def context_all_masked_signatures(got: object, empty_rows: np.ndarray, V: np.ndarray) -> list[str]:
     """Codes for an attention *context* returned for all-masked rows."""
     if type(got) is not np.ndarray or got.dtype.kind != "f" or got.shape[:-1] != empty_rows.shape:
         return []
     rows = got[empty_rows]
-    if rows.size == 0:
+    if rows.size == 0 or _same_everywhere(got, empty_rows):
         return []
     if np.isnan(rows).all():
         return ["all_masked_nan"]
