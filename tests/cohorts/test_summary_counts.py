@@ -32,3 +32,23 @@ def test_a_misconception_in_two_parts_counts_one_student(tmp_path):
     assert "**dtype_not_preserved** (1 student)" in text
     assert "**mask_inverted** (1 student)" in text
     assert "2 students" not in text
+
+
+def test_summary_md_holds_back_what_the_report_holds_back(tmp_path):
+    """A submission whose evidence waits for a person (its numbers are not what its code
+    computes) is no misconception of the cohort: summary.md counts as the report does."""
+    course = Course(tmp_path, SPEC.name)
+    results = {
+        "a-honest": graded("a-honest", {"stable_softmax": ["mask_inverted"]}),
+        "b-tampered": graded("b-tampered", {"stable_softmax": ["all_masked_zeros"]}),
+    }
+    results["b-tampered"].part("evidence").needs_review = True
+    for student, result in results.items():
+        course.submitted(student).mkdir(parents=True)
+        save(result, course.autograded(student) / RESULTS_JSON)
+
+    text = write_summary(course).read_text()
+
+    assert "**mask_inverted** (1 student)" in text
+    assert "all_masked_zeros" not in text
+    assert "held back until a person has looked: 1 student (b-tampered)" in text

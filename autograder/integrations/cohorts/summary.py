@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 from autograder.batch.course import RESULTS_JSON, Course
 from autograder.batch.lateness import CHECK, SOURCE_CLAIM_ONLY
 from autograder.grading import misconceptions
+from autograder.report.statistics import held_back_students, misconception_counts
 from autograder.results.result import STATUS_GRADED, SubmissionResult, load, write_atomically
+from autograder.results.wording import plural
 from autograder.spec import SPEC
 
 SUMMARY_MD = "summary.md"
@@ -37,14 +38,19 @@ def render_summary(course: Course, results: list[SubmissionResult], top: int = 5
         earned = [r.part(part).points for r in graded]
         mean = sum(earned) / len(earned) if earned else 0.0
         lines.append(f"| {part} | {mean:.2f} | {points:g} | {mean / points:.0%} |")
-    # A student counts once per misconception, however many parts it was diagnosed in.
-    counts = Counter(code for r in graded for code in {c for p in r.parts for c in p.diagnoses})
+    # Counted as the report counts them (once per student; a submission whose grade waits on
+    # a question of integrity is held back, not counted).
+    found = misconception_counts(results)
     lines += ["", "## Most frequent misconceptions", ""]
-    if not counts:
+    if not found:
         lines.append("None diagnosed.")
-    for code, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top]:
-        text = misconceptions.explain(code) if code in misconceptions.MISCONCEPTIONS else code
-        lines.append(f"- **{code}** ({count} student{'s' if count != 1 else ''}): {text}")
+    for item in found[:top]:
+        lines.append(f"- **{item.code}** ({plural(len(item.students), 'student')}): "
+                     f"{misconceptions.explain(item.code)}")
+    held = held_back_students(results)
+    if held:
+        lines.append(f"- held back until a person has looked: {plural(len(held), 'student')} "
+                     f"({', '.join(h.student for h in held)})")
     return "\n".join(lines + submission_times(results)) + "\n"
 
 
