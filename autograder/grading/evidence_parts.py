@@ -5,6 +5,7 @@ from __future__ import annotations
 from autograder.evidence import EvidenceReport, Finding
 from autograder.evidence.non_finite import locate
 from autograder.grading.provenance import Provenance
+from autograder.grading.raised_sections import RaisedSection
 from autograder.grading.scoring import PartScore
 from autograder.results.result import CARRIED_FORWARD
 from autograder.spec import SPEC
@@ -15,12 +16,16 @@ CARRIED_NOTE = (
 )
 
 
-def carried_note(report: EvidenceReport, section: str) -> Finding:
+def carried_note(report: EvidenceReport, section: str,
+                 raised: RaisedSection | None = None) -> Finding:
     """The note on a carried-forward section; one that records a NaN (or infinity) says
-    where and from which function, in the student's terms."""
+    where and from which function, one recorded as an error which function raised it and
+    whose part paid for it, in the student's terms."""
     recorded = locate(report.data, section) if report.data is not None else None
     pointer, message = f"/{section}", CARRIED_NOTE
-    if recorded is not None:
+    if raised is not None:
+        message = f"{CARRIED_FORWARD}: {raised.note()}"
+    elif recorded is not None:
         rest = CARRIED_NOTE.removeprefix(f"{CARRIED_FORWARD}: ")
         pointer, message = recorded.pointer, f"{CARRIED_FORWARD}: {recorded.returned()}; {rest}"
     return Finding(code="carried_forward", part="evidence", layer="provenance", pointer=pointer,
@@ -37,11 +42,14 @@ def evidence_part_scores(
     points = SPEC.part_points
     provenance = provenance or Provenance()
     carried = set(provenance.carried)
-    notes = [carried_note(report, section) for section in provenance.carried]
-    # A recorded NaN the functions do not compute: provenance says so instead of the verifier.
+    raised = {entry.section: entry for entry in provenance.raised}
+    notes = [carried_note(report, section, raised.get(section)) for section in provenance.carried]
+    # A recorded NaN or error the functions do not compute: provenance says so instead of the
+    # verifier (whose words, "your function returned NaN", would not be true).
     disproved = set(provenance.disproved)
     findings = [*(f for f in report.findings if f.check not in carried
-                  and not (f.check in disproved and f.code == "non_finite_value")),
+                  and not (f.check in disproved
+                           and f.code in ("non_finite_value", "section_not_computed"))),
                 *provenance.findings, *notes]
     unreproduced = sum(float(report.checks.get(section, 0)) for section in provenance.lost)
     recovered = sum(float(SPEC.evidence_sections[section]) for section in carried)

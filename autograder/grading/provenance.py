@@ -14,7 +14,10 @@ section it already failed costs nothing more, so an honest file from buggy
 code is never charged twice), and never the identity section (it is about the
 student id, not the code). The cost is the builder's own calls: at most 9
 round trips per submission (hand example 3, masked case 1, parity 4,
-intervention 1), fewer when sections already failed or a function gave up.
+intervention 1), fewer when sections already failed or a function gave up; a section
+recorded as an error adds the calls up to that error and, when the file's error is the
+one the functions raise, a few more to find where the bug lives (at most 4, and 2 per
+function that scored 0).
 
 What the student reads: which section was not reproduced, by which function, where
 in the file and the file's own number there. Never what the function returned or the
@@ -53,6 +56,12 @@ numbers are wrong, when the charged functions compute exactly those numbers, NaN
 file says NaN. A recorded NaN the functions do not compute (a forged or stale file) is said
 to be not reproduced and flagged; one they do compute, with no function charged for it, is
 flagged for review (a NaN the hidden checks did not catch).
+
+Errors: a section the evidence cell recorded as ``{"error": ...}`` is rebuilt too. It is
+carried forward when the student's functions raise the same error and the function the bug
+lives in was charged in its own part and works there at least in part, never for an
+unimplemented stub (``autograder.grading.raised_sections`` says how). An error the functions
+do not raise (a forged or stale file) is said to be not reproduced and flagged, as a NaN.
 """
 
 from __future__ import annotations
@@ -70,6 +79,8 @@ import numpy as np
 from autograder.evidence import EvidenceReport, Finding
 from autograder.evidence.consistency import ATOL, RTOL
 from autograder.evidence.non_finite import WORDS, decode_numbers, locate
+from autograder.grading import raised_sections
+from autograder.grading.raised_sections import RaisedSection
 from autograder.grading.student import Student, StudentError
 from solutions import evidence as builder
 
@@ -137,9 +148,10 @@ class Provenance:
     calls: int = 0  # calls into the student's code
     seconds: float = 0.0
     carried: tuple[str, ...] = ()  # failed sections the file holds honestly: carried forward
-    # Sections whose recorded NaN or infinity the functions do not compute: the verifier's
-    # "your function returned NaN here" is not true of them (a finding here says why).
+    # Sections whose recorded NaN, infinity or error the functions do not compute: the
+    # verifier's "your function returned NaN here" is not true of them (a finding says why).
     disproved: tuple[str, ...] = ()
+    raised: tuple[RaisedSection, ...] = ()  # carried sections the file records as an error
 
     @property
     def lost(self) -> frozenset[str]:
@@ -186,6 +198,24 @@ def carry_candidates(report: EvidenceReport) -> list[str]:
     return candidates
 
 
+def error_candidates(report: EvidenceReport) -> list[str]:
+    """Sections the evidence cell recorded as ``{"error": ...}`` and that scored 0 for that
+    alone (the verifier's one finding; not another student's inputs)."""
+    if report.data is None or "inputs_other_student" in report.codes():
+        return []
+    candidates = []
+    for section in SECTIONS:
+        value = report.data.get(section)
+        if report.checks.get(section, 0) > 0 or not (isinstance(value, dict) and "error" in value):
+            continue
+        own = [f for f in report.findings
+               if f.check == section or f.pointer == f"/{section}"
+               or f.pointer.startswith(f"/{section}/")]
+        if [f.code for f in own] == ["section_not_computed"] and isinstance(value["error"], str):
+            candidates.append(section)
+    return candidates
+
+
 def _owner(data: dict, student_id: str | None, cohort: str | None) -> tuple[str, str | None]:
     """Whose inputs the file must hold: as the verifier's identity check decides it."""
     cohort = cohort or None  # no cohort and an empty one give the same seed
@@ -212,17 +242,23 @@ def check_provenance(
     None: not known, every function counts."""
     sections = at_stake(report)
     candidates = carry_candidates(report)
-    if report.data is None or not (sections or candidates):
+    errors = error_candidates(report)
+    if report.data is None or not (sections or candidates or errors):
         return Provenance()
     started = time.monotonic()
     inputs = builder.evidence_inputs(*_owner(report.data, student_id, cohort))
     calls = 0
+    last: list[raised_sections.Call] = []  # the latest call into the student's code
+
+    def counted(name: str, *args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        last[:] = [(name, args, kwargs)]
+        return student.call(name, *args, **kwargs)
 
     def proxy(name: str) -> Callable[..., Any]:
         def call(*args: Any, **kwargs: Any) -> Any:
-            nonlocal calls
-            calls += 1
-            return student.call(name, *args, **kwargs)
+            return counted(name, *args, **kwargs)
 
         return call
 
@@ -261,8 +297,69 @@ def check_provenance(
                 "lost points for it in its own part, so nothing carries it forward and this "
                 "section scores 0 for now. A TA will look at it."
             ), severity="review"))
+    # Error carried forward: a section recorded as an error keeps its points when the
+    # functions raise that error and the function the bug lives in paid for it in its part.
+    raised: list[RaisedSection] = []
+    for section in errors:
+        recorded = report.data[section]["error"]
+        if raised_sections.unimplemented(recorded):
+            continue  # a stub's section earns nothing, whatever the grader would find
+        last.clear()
+        error = _raises(section, api, inputs)
+        if error is None or not raised_sections.same_error(recorded, error):
+            findings.append(_not_raised(section, recorded, error))
+            disproved.append(section)
+            continue
+        name, _, stub = raised_sections.type_of(error)
+        if stub or not last:
+            continue
+        by_cell = not isinstance(error, StudentError)
+        if by_cell:  # the evidence cell refused what the functions returned: theirs to pay
+            raiser, culprits = last[0][0], USES[section]
+        else:
+            raiser, culprits = raised_sections.raised_by(counted, last[0], error)
+        paying = raised_sections.working(culprits, counted, inputs, charged=charged_functions,
+                                         failed=failed_functions)
+        if paying:
+            carried.append(section)
+            raised.append(RaisedSection(
+                section, TITLES[section], raiser if not by_cell else paying[0],
+                raised_sections.shown_type(name), paying if by_cell else _with(paying, raiser),
+                by_cell))
     return Provenance(tuple(findings), tuple(sections), calls, time.monotonic() - started,
-                      tuple(carried), tuple(disproved))
+                      tuple(carried), tuple(disproved), tuple(raised))
+
+
+def _with(paying: tuple[str, ...], raiser: str) -> tuple[str, ...]:
+    """The functions a note names: those that paid, the raiser first when it is one."""
+    return (raiser, *(name for name in paying if name != raiser)) if raiser in paying else paying
+
+
+def _raises(section: str, api: dict, inputs: dict) -> BaseException | None:
+    """What rebuilding ``section`` with the student's functions raises (None: nothing)."""
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            SECTIONS[section](api, inputs)
+    except StudentError as error:
+        return error
+    except Exception as error:  # noqa: BLE001 - the builder on whatever the student returned
+        return error
+    return None
+
+
+def _not_raised(section: str, recorded: str, error: BaseException | None) -> Finding:
+    """A recorded error the submitted functions do not raise: a forged or stale file."""
+    said = raised_sections.shown_type(raised_sections.recorded_type(recorded))
+    said = "an error" if said == "an exception" else said
+    got = ("they compute it without an error" if error is None
+           else "they do not raise that error there")
+    return _finding("provenance_error_not_raised", section, f"/{section}", (
+        f"your submitted functions do not reproduce {TITLES[section]}: the file says the "
+        f"evidence cell stopped with {said} there, but when the grader ran "
+        f"{_names(USES[section])} on your evidence inputs, as the evidence cell does, {got}. "
+        f"{REMEDY}"
+    ))
 
 
 def without_code(report: EvidenceReport) -> Provenance:

@@ -24,6 +24,7 @@ from autograder.grading.provenance import (
     Provenance,
     carry_candidates,
     check_provenance,
+    error_candidates,
     parity_tolerance,
     without_code,
 )
@@ -120,8 +121,8 @@ def _honest_or_none(source: str) -> dict | None:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_an_honest_file_from_buggy_code_is_never_charged_twice(name):
     """Every bug of the corpus: the file its own code writes is never charged for the bug
-    (error carried forward): a section the verifier failed for its numbers alone keeps its
-    points, and nothing is flagged."""
+    (error carried forward): a section the verifier failed for its numbers alone, or that
+    the file records as the error the code raises, keeps its points, and nothing is flagged."""
     data = _honest_or_none(CASES[name].source)
     if data is None:
         pytest.skip("the evidence cell raises with this bug: there is no honest file")
@@ -134,7 +135,8 @@ def test_an_honest_file_from_buggy_code_is_never_charged_twice(name):
         return
     assert provenance.findings == (), [f.message for f in provenance.findings]
     assert set(provenance.checked) == RECOMPUTED - failed_by_verifier(report)
-    assert set(provenance.carried) == set(carry_candidates(report))
+    # A section recorded as an error (a function that raises) is carried forward too.
+    assert set(provenance.carried) == set(carry_candidates(report)) | set(error_candidates(report))
     assert part.points == report.points["evidence"] + recovered and not part.needs_review
 
 
