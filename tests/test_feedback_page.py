@@ -342,3 +342,33 @@ def test_saving_writes_the_rendered_page(tmp_path: Path):
     target = tmp_path / "feedback.html"
     feedback_page.save(result(), target)
     assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_every_distinct_carried_forward_note_of_the_evidence_is_shown():
+    """The wrong-axis softmax: the hand example carries the generic note, the other three
+    sections each say where their function returned NaN. Each note is shown, once, with the
+    sections it is for (issue 26: only the first used to reach the page)."""
+    nan_note = ("carried forward: your function returned NaN here "
+                "(`scaled_dot_product_attention`, in the masked case's weights); {rest}")
+    rest = CARRIED_NOTE.removeprefix("carried forward: ")
+    raised = ("carried forward: your `stable_softmax` raised ValueError here, in {title} (the "
+              "grader ran your functions again and got the same error); `stable_softmax` already "
+              "lost points for this bug in its own part, so this section keeps its points: the "
+              "bug costs points once, there")
+    messages = [f"/hand_example: {CARRIED_NOTE}",
+                f"/masked_case/weights/0/4: {nan_note.format(rest=rest)}",
+                f"/parity: {raised.format(title='the parity check')}",
+                f"/intervention: {raised.format(title='the parity check')}"]
+    evidence = PartResult("evidence", 14, 14, messages=messages)
+    row = row_of(feedback_page.render(result([evidence])), "evidence")
+    carried = re.search(r'<div class="carried">(.*?)</div>', row, re.S)
+    assert carried, row
+    said = visible_text(carried.group(1))
+    assert said.count("Carried forward") == 3, said  # three distinct notes, each once
+    assert said.count("your function returned NaN here") == 1
+    assert "in /masked_case/weights/0/4 : your function returned NaN here" in " ".join(said.split())
+    assert said.count("raised ValueError here") == 1
+    assert re.search(r"in\s+parity\s+and\s+intervention\s*:\s*your\s+stable_softmax\s+raised",
+                     said), said
+    assert re.search(r"in\s+hand_example\s*:\s*these are the numbers", said), said
+    assert feedback_page.points(14 - SPEC.evidence_sections["identity"]) in said

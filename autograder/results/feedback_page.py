@@ -303,12 +303,14 @@ def _section_rows(row: PartView, worth: dict[str, int], texts: Sequence[str]) ->
     sections = {name: SectionView(name, float(points), None) for name, points in worth.items()}
     loose: list[str] = []
     by_section: dict[str, list[tuple[str, str]]] = {}
+    carried_notes: dict[str, list[tuple[str, str]]] = {}  # note -> (section, pointer) it is for
     for message in texts:
         pointer, text = _split_pointer(message)
         name = pointer.strip("/").split("/")[0]
         if name in sections:
             if is_carried_forward(text):
                 sections[name].carried = True
+                carried_notes.setdefault(text, []).append((name, pointer))
             else:
                 by_section.setdefault(name, []).append((pointer, text))
         elif is_carried_forward(message):
@@ -364,14 +366,20 @@ def _section_rows(row: PartView, worth: dict[str, int], texts: Sequence[str]) ->
     for section in row.sections:
         if section.carried:
             row.carried_points += section.worth
-    if any(s.carried for s in row.sections):
-        names = [s.name for s in row.sections if s.carried]
-        row.carried.insert(0, _carried_text(
-            next(text for message in texts for pointer, text in [_split_pointer(message)]
-                 if is_carried_forward(text)),
-            f" in {_code_listing(names)}"))
+    # Each section's own note (a NaN its function returned, the error it raised), each
+    # distinct note once, naming the sections it holds for.
+    row.carried[:0] = [_carried_text(text, _carried_where(places))
+                       for text, places in carried_notes.items()]
     row.problems = said_once + [_problem(pointers, text) for pointers, text in _pointed(loose)]
     return [*loose, *(text for _, _, text in flat)]
+
+
+def _carried_where(places: Sequence[tuple[str, str]]) -> str:
+    """Where a carried-forward note holds: its sections, or the one place it points at (the
+    note says "here": the NaN's place in the file)."""
+    if len(places) == 1 and places[0][1].strip("/") != places[0][0]:
+        return f" in `{places[0][1]}`"
+    return f" in {_code_listing(list(dict.fromkeys(name for name, _ in places)))}"
 
 
 def view(result: SubmissionResult, *, course: str = "",
