@@ -53,8 +53,11 @@ def validate_evidence_file(path: str, schema_path: str) -> list[str]:
                         "to your student id and re-run the last cells")
     for name, section in (data.items() if isinstance(data, dict) else []):
         if isinstance(section, dict) and isinstance(section.get("error"), str):
-            problems.append(f"/{name}: could not be computed ({section['error']}); this section "
-                            "scores 0 until the functions it needs work")
+            problems.append(f"/{name}: could not be computed ({section['error']}); it is a bug "
+                            "to fix: this section keeps its points only if your functions raise "
+                            "this same error when the grader runs them and the function behind "
+                            "it lost points for that bug in its own checks (never for a "
+                            "NotImplementedError)")
 
     def recorded(value: object, pointer: str) -> list:
         # The evidence cell writes a NaN or infinity your function returned as this text.
