@@ -185,3 +185,30 @@ def test_a_wrong_axis_softmax_is_charged_once_though_its_file_holds_nan(session,
     result = grade(session, tmp_path / "forged", notebook, forged)
     evidence = part(result, "evidence")
     assert evidence.points == 14 - SPEC.evidence_sections["hand_example"] and evidence.needs_review
+
+
+def test_a_softmax_that_raises_is_charged_once_though_its_file_records_errors(session, tmp_path):
+    """Issue 26: a softmax without keepdims raises on the masked case (4 x 5 scores, 4 row
+    sums); the evidence cell records the three sections that need it as errors. The sandbox
+    raises the same error, the softmax's part pays for it, the evidence part loses nothing;
+    an error these functions do not raise costs its section and goes to a TA."""
+    notebook = solved_notebook(STUDENT)
+    old = "exps / exps.sum(axis=-1, keepdims=True)"
+    sample_cohort.set_cell(notebook, "stable_softmax",
+                           lambda s: s.replace(old, "exps / exps.sum(axis=-1)"))
+    assert old not in notebook_code(notebook)
+    honest = honest_evidence(notebook_code(notebook), STUDENT, GOOD_LIMITATION)
+    raising = {"masked_case", "parity", "intervention"}
+    assert {s for s in raising if "error" in honest[s]} == raising
+    result = grade(session, tmp_path / "honest", notebook, honest)
+    softmax = part(result, "stable_softmax")
+    assert softmax.points < softmax.max_points
+    evidence = part(result, "evidence")
+    assert (evidence.points, evidence.needs_review) == (14, False), evidence.messages
+    assert any(m.startswith("/masked_case: carried forward: your `stable_softmax` raised "
+                            "ValueError here") for m in evidence.messages)
+    forged = json.loads(json.dumps(honest))
+    forged["hand_example"] = {"error": "ValueError: operands could not be broadcast together"}
+    result = grade(session, tmp_path / "forged", notebook, forged)
+    evidence = part(result, "evidence")
+    assert evidence.points == 14 - SPEC.evidence_sections["hand_example"] and evidence.needs_review
