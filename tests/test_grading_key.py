@@ -67,12 +67,12 @@ def test_prose_edits_keep_saved_grades(tree, relative, edit):
     ("relative", "edit"),
     [
         (f"autograder/spec/{SPEC_FILE}", lambda t: re.sub(r"points = (\d+)", lambda m: f"points = {int(m[1]) + 1}", t, count=1)),
-        ("autograder/checks/test_scores.py", lambda t: t.replace("points=2,", "points=3,", 1)),
+        ("autograder/checks/test_scores.py", lambda t: t.replace("weight=2,", "weight=3,", 1)),
         ("solutions/attention.py", lambda t: t.replace("math.sqrt", "np.sqrt", 1)),
         ("autograder/evidence/limitation.py", lambda t: t.replace("MIN_WORDS = ", "MIN_WORDS = 1 + ", 1)),
         (SCHEMA, lambda t: json.dumps({**json.loads(t), "minProperties": 1})),
     ],
-    ids=["part points", "check points", "reference code", "limitation rule", "schema rule"],
+    ids=["part points", "check weight", "reference code", "limitation rule", "schema rule"],
 )
 def test_changes_that_decide_a_grade_regrade(tree, relative, edit):
     original = grading_key(tree)

@@ -32,32 +32,32 @@ def _check(student: Student, reference: ModuleType, args: tuple[np.ndarray, ...]
     expect_close(got, reference.additive_scores(*args), what, diagnose=lambda g: mc.additive_signatures(*args, g))
 
 
-@pytest.mark.part(NAME, points=1, requires="It can compare vectors of different widths (`d_q ≠ d_k`)")
+@pytest.mark.part(NAME, requires="It can compare vectors of different widths (`d_q ≠ d_k`)")
 def test_different_query_and_key_widths(student: Student, reference: ModuleType) -> None:
     """Additive scores (n_q, n_k) when queries and keys have different widths"""
     _check(student, reference, _inputs(201), "the additive scores")
 
 
-@pytest.mark.part(NAME, points=1, requires="Additive (Bahdanau) scores ``s_ij = w_v . tanh(q_i W_q + k_j W_k)``")
+@pytest.mark.part(NAME, requires="Additive (Bahdanau) scores ``s_ij = w_v . tanh(q_i W_q + k_j W_k)``")
 def test_equal_query_and_key_widths(student: Student, reference: ModuleType) -> None:
     """Additive scores when queries and keys have the same width"""
     _check(student, reference, _inputs(211, d_q=4, d_k=4), "the additive scores")
 
 
-@pytest.mark.part(NAME, points=1, requires="Leading dimensions (batch, heads) broadcast: every function works on `(..., n, d)` arrays, not only on 2-D ones")
+@pytest.mark.part(NAME, requires="Leading dimensions (batch, heads) broadcast: every function works on `(..., n, d)` arrays, not only on 2-D ones")
 def test_batch_dimension(student: Student, reference: ModuleType) -> None:
     """Additive scores with a batch dimension (B, n_q, n_k)"""
     _check(student, reference, _inputs(221, lead=(probes.B,)), "the batched additive scores")
 
 
-@pytest.mark.part(NAME, points=1, requires="The grader passes read-only arrays: build new arrays instead of writing into your arguments")
+@pytest.mark.part(NAME, requires="The grader passes read-only arrays: build new arrays instead of writing into your arguments")
 def test_inputs_not_modified(student: Student, reference: ModuleType) -> None:
     """Works on read-only inputs (inputs are not modified)"""
     args = _inputs(231)
     works_readonly(student, NAME, *args, want=reference.additive_scores(*args))
 
 
-@pytest.mark.part(NAME, points=1, requires="A ``w_v`` whose length is not ``h`` (or projections of different widths) raises ``ValueError``")
+@pytest.mark.part(NAME, requires="A ``w_v`` whose length is not ``h`` (or projections of different widths) raises ``ValueError``")
 def test_mismatched_hidden_width_raises(student: Student, reference: ModuleType) -> None:
     """A w_v whose length differs from the projections' width raises ValueError"""
     Q, K, W_q, W_k, w_v = _inputs(241)

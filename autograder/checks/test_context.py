@@ -26,14 +26,14 @@ def _check(student: Student, reference: ModuleType, weights: np.ndarray, V: np.n
                         diagnose=lambda g: mc.context_signatures(V, g, weights))
 
 
-@pytest.mark.part(NAME, points=1, requires="Context ``weights @ V``: each query's weighted average of value rows")
+@pytest.mark.part(NAME, requires="Context ``weights @ V``: each query's weighted average of value rows")
 def test_hand_example(student: Student, reference: ModuleType) -> None:
     """Context of the lecture's hand example"""
     weights = reference.stable_softmax(reference.attention_scores(probes.HAND_Q, probes.HAND_K))
     _check(student, reference, weights, probes.HAND_V, "the context")
 
 
-@pytest.mark.part(NAME, points=2, requires="weights: ``(..., n_q, n_k)``, V: ``(..., n_k, d_v)``; returns ``(..., n_q, d_v)``")
+@pytest.mark.part(NAME, weight=2, requires="weights: ``(..., n_q, n_k)``, V: ``(..., n_k, d_v)``; returns ``(..., n_q, d_v)``")
 def test_batched_with_value_width(student: Student, reference: ModuleType) -> None:
     """Batched context (..., n_q, d_v) with d_v different from n_k"""
     lead = (probes.B, probes.H)
@@ -41,7 +41,7 @@ def test_batched_with_value_width(student: Student, reference: ModuleType) -> No
     _check(student, reference, _weights(reference, 501, lead), V, "the batched context")
 
 
-@pytest.mark.part(NAME, points=1, requires="Float32 in, float32 out")
+@pytest.mark.part(NAME, requires="Float32 in, float32 out")
 def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
     """float32 weights and values give a float32 context"""
     weights = _weights(reference, 511).astype(np.float32)
@@ -50,7 +50,7 @@ def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
                    "the context for float32 inputs")
 
 
-@pytest.mark.part(NAME, points=1, requires="weights and V with different ``n_k`` raise ``ValueError``")
+@pytest.mark.part(NAME, requires="weights and V with different ``n_k`` raise ``ValueError``")
 def test_mismatched_key_count_raises(student: Student, reference: ModuleType) -> None:
     """Weights and V with different numbers of keys raise ValueError"""
     weights = _weights(reference, 521)

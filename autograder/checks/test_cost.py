@@ -24,7 +24,7 @@ def _count(got: object, what: str) -> int:
     raise CheckFailure(f"Expected {what} to be an integer, got {plain.describe_type(got)}.")
 
 
-@pytest.mark.part(NAME, points=1, requires="Number of score entries dense attention computes: ``batch * heads * n_q * n_k``")
+@pytest.mark.part(NAME, requires="Number of score entries dense attention computes: ``batch * heads * n_q * n_k``")
 def test_counts_every_pair(student: Student, reference: ModuleType) -> None:
     """Counts batch * heads * n_q * n_k score entries"""
     got = _count(call(student, NAME, probes.NQ, probes.NK), "the count")
@@ -35,7 +35,7 @@ def test_counts_every_pair(student: Student, reference: ModuleType) -> None:
            f"Expected the count to include heads and batch, got {got}.")
 
 
-@pytest.mark.part(NAME, points=1, requires="With ``n_q = n_k = T`` doubling T quadruples the count")
+@pytest.mark.part(NAME, requires="With ``n_q = n_k = T`` doubling T quadruples the count")
 def test_doubling_length_quadruples(student: Student, reference: ModuleType) -> None:
     """Doubling the sequence length T (n_q = n_k = T) quadruples the count"""
     small = _count(call(student, NAME, 64, 64, heads=2), "the count")
@@ -44,7 +44,7 @@ def test_doubling_length_quadruples(student: Student, reference: ModuleType) -> 
            f"Expected doubling T to quadruple the count; got {small} then {large}.")
 
 
-@pytest.mark.part(NAME, points=1, requires="A negative or non-integer size raises ``ValueError``")
+@pytest.mark.part(NAME, requires="A negative or non-integer size raises ``ValueError``")
 def test_negative_size_raises(student: Student, reference: ModuleType) -> None:
     """A negative size raises ValueError"""
     call(student, NAME, 3, 4)  # valid input works first

@@ -68,25 +68,25 @@ def _check(
         settle(failure, own, NAME, same, first=None if got is NOTHING else got)
 
 
-@pytest.mark.part(NAME, points=1, requires="where ``n_q`` and ``n_k`` may differ")
+@pytest.mark.part(NAME, requires="where ``n_q`` and ``n_k`` may differ")
 def test_different_lengths_and_widths(student: Student, reference: ModuleType) -> None:
     """n_q != n_k and d_dec != d_enc: context (n_q, d_v) and weights (n_q, n_k)"""
     _check(student, reference, _inputs(1101))
 
 
-@pytest.mark.part(NAME, points=1, requires="Computes ``Q = X_dec @ W_q``, ``K = X_enc @ W_k`` and ``V = X_enc @ W_v``")
+@pytest.mark.part(NAME, requires="Computes ``Q = X_dec @ W_q``, ``K = X_enc @ W_k`` and ``V = X_enc @ W_v``")
 def test_batched_shared_width(student: Student, reference: ModuleType) -> None:
     """Batched cross-attention where decoder and encoder share one model width"""
     _check(student, reference, _inputs(1111, lead=(probes.B, probes.H), d_dec=D_MODEL, d_enc=D_MODEL))
 
 
-@pytest.mark.part(NAME, points=1, requires="No causal mask: every decoder position may read every encoder position")
+@pytest.mark.part(NAME, requires="No causal mask: every decoder position may read every encoder position")
 def test_no_causal_mask(student: Student, reference: ModuleType) -> None:
     """Without a mask every decoder position attends to every encoder position"""
     _check(student, reference, _inputs(1121, lead=(probes.B,), d_dec=D_MODEL, d_enc=D_MODEL))
 
 
-@pytest.mark.part(NAME, points=1, requires="``mask`` (e.g. the encoder's key padding) is passed on as it is")
+@pytest.mark.part(NAME, requires="``mask`` (e.g. the encoder's key padding) is passed on as it is")
 def test_encoder_padding_mask(student: Student, reference: ModuleType) -> None:
     """An encoder key-padding mask (B, 1, n_k) is passed on to the attention"""
     mask = probes.padding([probes.NK, 3], probes.NK)[:, None, :]

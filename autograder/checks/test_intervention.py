@@ -57,13 +57,13 @@ def _random(seed: int, lead: tuple[int, ...] = (probes.B, probes.H)) -> tuple:
     return Q, K, V, 2, probes.normal(seed + 1, probes.DV)
 
 
-@pytest.mark.part(NAME, points=1, requires="Replace value row ``index`` and report what changes (and what does not)")
+@pytest.mark.part(NAME, requires="Replace value row ``index`` and report what changes (and what does not)")
 def test_hand_example(student: Student, reference: ModuleType) -> None:
     """The lecture's intervention: value B -> [0, 20] changes the context, not the weights"""
     _check(student, reference, (probes.HAND_Q, probes.HAND_K, probes.HAND_V, 1, np.array([0.0, 20.0])))
 
 
-@pytest.mark.part(NAME, points=1, requires="Returns a dict with ``weights_before``, ``weights_after``, ``context_before`` and ``context_after``")
+@pytest.mark.part(NAME, requires="Returns a dict with ``weights_before``, ``weights_after``, ``context_before`` and ``context_after``")
 def test_returns_all_four_arrays(student: Student, reference: ModuleType) -> None:
     """Returns a dict with weights and context, before and after, of the right shapes"""
     args = _random(801)
@@ -79,7 +79,7 @@ def test_returns_all_four_arrays(student: Student, reference: ModuleType) -> Non
                    np.shape(again.get(key)) == np.shape(value[key]) for key in KEYS), first=got)
 
 
-@pytest.mark.part(NAME, points=1, requires="The weights depend only on Q and K, so they stay the same")
+@pytest.mark.part(NAME, requires="The weights depend only on Q and K, so they stay the same")
 def test_weights_do_not_change(student: Student, reference: ModuleType) -> None:
     """With a mask and batch/head dimensions the weights stay the same"""
     args = _random(811)
@@ -87,13 +87,13 @@ def test_weights_do_not_change(student: Student, reference: ModuleType) -> None:
            mask=probes.mixed_mask(813, probes.NQ, probes.NK))
 
 
-@pytest.mark.part(NAME, points=1, requires="the context moves by ``weights[..., :, index] * (new_value - V[..., index, :])``")
+@pytest.mark.part(NAME, requires="the context moves by ``weights[..., :, index] * (new_value - V[..., index, :])``")
 def test_context_moves_by_weight_times_change(student: Student, reference: ModuleType) -> None:
     """The context changes by weight[:, index] times the change of the value row"""
     _check(student, reference, _random(821), keys=("context_before", "context_after"))
 
 
-@pytest.mark.part(NAME, points=1, requires="``V`` is not modified")
+@pytest.mark.part(NAME, requires="``V`` is not modified")
 def test_value_rows_not_modified(student: Student, reference: ModuleType) -> None:
     """Works on a read-only V: the caller's values are not modified"""
     args = _random(831)
@@ -109,14 +109,14 @@ def test_value_rows_not_modified(student: Student, reference: ModuleType) -> Non
                first=failure.result if isinstance(failure, IgnoresInputs) else got)
 
 
-@pytest.mark.part(NAME, points=1, requires="A negative index counts from the end (index -1 is the last key)")
+@pytest.mark.part(NAME, requires="A negative index counts from the end (index -1 is the last key)")
 def test_negative_index(student: Student, reference: ModuleType) -> None:
     """A negative index counts from the end (index -1 is the last key)"""
     Q, K, V, _, new_value = _random(841, lead=())
     _check(student, reference, (Q, K, V, -1, new_value))
 
 
-@pytest.mark.part(NAME, points=1, requires="an index outside the keys raises ``IndexError``")
+@pytest.mark.part(NAME, requires="an index outside the keys raises ``IndexError``")
 def test_index_out_of_range_raises(student: Student, reference: ModuleType) -> None:
     """An index outside the value rows raises IndexError"""
     Q, K, V, _, new_value = _random(851, lead=())

@@ -21,7 +21,7 @@ def _diagnose(Q: np.ndarray, K: np.ndarray, scale: float | None = None) -> Calla
     return lambda got: mc.score_signatures(Q, K, scale, got)
 
 
-@pytest.mark.part(NAME, points=1, requires="``scale=None`` means ``1 / sqrt(d_k)``")
+@pytest.mark.part(NAME, requires="``scale=None`` means ``1 / sqrt(d_k)``")
 def test_hand_example(student: Student, reference: ModuleType) -> None:
     """Scores of the lecture's hand example (one query, three keys)"""
     got = call(student, NAME, probes.HAND_Q, probes.HAND_K)
@@ -29,7 +29,7 @@ def test_hand_example(student: Student, reference: ModuleType) -> None:
     expect_close(got, want, "the scores", diagnose=_diagnose(probes.HAND_Q, probes.HAND_K))
 
 
-@pytest.mark.part(NAME, points=2, requires="Scaled dot-product scores ``S = scale * Q @ K^T`` of shape ``(..., n_q, n_k)``")
+@pytest.mark.part(NAME, weight=2, requires="Scaled dot-product scores ``S = scale * Q @ K^T`` of shape ``(..., n_q, n_k)``")
 def test_more_keys_than_queries(student: Student, reference: ModuleType) -> None:
     """Scores for n_q != n_k with the default scale 1/sqrt(d_k)"""
     Q, K, _ = probes.qkv(101)
@@ -37,7 +37,7 @@ def test_more_keys_than_queries(student: Student, reference: ModuleType) -> None
     expect_close(got, reference.attention_scores(Q, K), "the scores", diagnose=_diagnose(Q, K))
 
 
-@pytest.mark.part(NAME, points=1, requires="leading (batch/head) dimensions broadcast")
+@pytest.mark.part(NAME, requires="leading (batch/head) dimensions broadcast")
 def test_batch_and_head_dimensions(student: Student, reference: ModuleType) -> None:
     """Scores with batch and head dimensions (..., n_q, n_k)"""
     Q, K, _ = probes.qkv(102, lead=(probes.B, probes.H))
@@ -62,7 +62,7 @@ def test_batch_and_head_dimensions(student: Student, reference: ModuleType) -> N
     )
 
 
-@pytest.mark.part(NAME, points=1, requires="Scaled dot-product scores ``S = scale * Q @ K^T``")
+@pytest.mark.part(NAME, requires="Scaled dot-product scores ``S = scale * Q @ K^T``")
 def test_explicit_scale(student: Student, reference: ModuleType) -> None:
     """An explicit `scale` replaces 1/sqrt(d_k) (integer inputs accepted)"""
     Q, K, _ = (np.rint(2 * x).astype(np.int64) for x in probes.qkv(103))
@@ -70,14 +70,14 @@ def test_explicit_scale(student: Student, reference: ModuleType) -> None:
     expect_close(got, reference.attention_scores(Q, K, scale=0.25), "the scores", diagnose=_diagnose(Q, K, 0.25))
 
 
-@pytest.mark.part(NAME, points=1, requires="Float32 in, float32 out")
+@pytest.mark.part(NAME, requires="Float32 in, float32 out")
 def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
     """float32 inputs give float32 scores"""
     Q, K, _ = probes.qkv(104, dtype=np.float32)
     expect_float32(call(student, NAME, Q, K), reference.attention_scores(Q, K), "the scores for float32 inputs")
 
 
-@pytest.mark.part(NAME, points=1, requires="Q and K with different ``d_k`` raise ``ValueError``")
+@pytest.mark.part(NAME, requires="Q and K with different ``d_k`` raise ``ValueError``")
 def test_mismatched_key_width_raises(student: Student, reference: ModuleType) -> None:
     """Q and K with different d_k raise ValueError"""
     Q, K, _ = probes.qkv(105)

@@ -67,19 +67,19 @@ def _check(
         raise  # not reached: settle always raises
 
 
-@pytest.mark.part(NAME, points=1, requires="Full attention: scores, masked stable softmax, weighted sum of values")
+@pytest.mark.part(NAME, requires="Full attention: scores, masked stable softmax, weighted sum of values")
 def test_hand_example(student: Student, reference: ModuleType) -> None:
     """Context and weights of the lecture's hand example"""
     _check(student, reference, probes.HAND_Q, probes.HAND_K, probes.HAND_V)
 
 
-@pytest.mark.part(NAME, points=2, requires="Returns ``(context, weights)`` with shapes ``(..., n_q, d_v)`` and ``(..., n_q, n_k)``, in that order")
+@pytest.mark.part(NAME, weight=2, requires="Returns ``(context, weights)`` with shapes ``(..., n_q, d_v)`` and ``(..., n_q, n_k)``, in that order")
 def test_batched_default_scale(student: Student, reference: ModuleType) -> None:
     """Batched attention with n_q, n_k, d_k, d_v all different (default scale)"""
     _check(student, reference, *probes.qkv(601, lead=(probes.B, probes.H)))
 
 
-@pytest.mark.part(NAME, points=2, requires="A Boolean mask means `True` = *this query may attend to this key*")
+@pytest.mark.part(NAME, weight=2, requires="A Boolean mask means `True` = *this query may attend to this key*")
 def test_causal_and_padding_mask(student: Student, reference: ModuleType) -> None:
     """A combined causal and key-padding mask (B, 1, n_q, n_k) blocks keys"""
     Q, K, V = probes.qkv(611, lead=(probes.B, probes.H))
@@ -87,7 +87,7 @@ def test_causal_and_padding_mask(student: Student, reference: ModuleType) -> Non
     _check(student, reference, Q, K, V, mask=mask, what=" with a mask")
 
 
-@pytest.mark.part(NAME, points=1, requires="a query row with no permitted key raises ``ValueError``")
+@pytest.mark.part(NAME, requires="a query row with no permitted key raises ``ValueError``")
 def test_all_masked_row_raises(student: Student, reference: ModuleType) -> None:
     """A query row with no permitted key raises ValueError"""
     Q, K, V = probes.qkv(621)
@@ -116,7 +116,7 @@ def test_all_masked_row_raises(student: Student, reference: ModuleType) -> None:
         settle(failure, own, NAME, lambda again, value: False)
 
 
-@pytest.mark.part(NAME, points=1, requires="Float32 in, float32 out")
+@pytest.mark.part(NAME, requires="Float32 in, float32 out")
 def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
     """float32 inputs give float32 context and weights"""
     Q, K, V = probes.qkv(631, dtype=np.float32)
@@ -134,7 +134,7 @@ def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
         settle(failure, own, NAME, same, first=got)
 
 
-@pytest.mark.part(NAME, points=1, requires="The grader passes read-only arrays: build new arrays instead of writing into your arguments")
+@pytest.mark.part(NAME, requires="The grader passes read-only arrays: build new arrays instead of writing into your arguments")
 def test_inputs_not_modified(student: Student, reference: ModuleType) -> None:
     """Works on read-only inputs (inputs are not modified)"""
     Q, K, V = probes.qkv(641, lead=(probes.B,))

@@ -78,32 +78,32 @@ def _check(
         raise  # not reached: settle always raises
 
 
-@pytest.mark.part(NAME, points=1, requires="Self-attention: queries, keys and values are three projections of the same X")
+@pytest.mark.part(NAME, requires="Self-attention: queries, keys and values are three projections of the same X")
 def test_hand_example(student: Student, reference: ModuleType) -> None:
     """Context and weights of a hand-sized example (4 tokens, d_model=2, d_k=3, d_v=5)"""
     _check(student, reference, (HAND_X, HAND_W_Q, HAND_W_K, HAND_W_V))
 
 
-@pytest.mark.part(NAME, points=1, requires="returns ``(context, weights)`` of shapes ``(..., T, d_v)`` and ``(..., T, T)``")
+@pytest.mark.part(NAME, requires="returns ``(context, weights)`` of shapes ``(..., T, d_v)`` and ``(..., T, T)``")
 def test_batched_distinct_sizes(student: Student, reference: ModuleType) -> None:
     """Batched self-attention with T, d_model, d_k and d_v all different"""
     _check(student, reference, _inputs(1001, lead=(probes.B, probes.H)))
 
 
-@pytest.mark.part(NAME, points=1, requires="Computes ``Q = X @ W_q``, ``K = X @ W_k`` and ``V = X @ W_v``")
+@pytest.mark.part(NAME, requires="Computes ``Q = X @ W_q``, ``K = X @ W_k`` and ``V = X @ W_v``")
 def test_square_projections(student: Student, reference: ModuleType) -> None:
     """Square projections (d_model = d_k = d_v): each W is used as it is, for its own role"""
     _check(student, reference, _inputs(1011, lead=(probes.B,), d_model=D_SQUARE, d_k=D_SQUARE, d_v=D_SQUARE))
 
 
-@pytest.mark.part(NAME, points=1, requires="``mask`` is passed on as it is (a decoder passes a causal mask)")
+@pytest.mark.part(NAME, requires="``mask`` is passed on as it is (a decoder passes a causal mask)")
 def test_causal_mask_passed_on(student: Student, reference: ModuleType) -> None:
     """A causal (T, T) mask is passed on to the attention"""
     _check(student, reference, _inputs(1021, lead=(probes.B,)), mask=probes.causal(T, T),
            what=" with a causal mask")
 
 
-@pytest.mark.part(NAME, points=1, requires="Float32 in, float32 out")
+@pytest.mark.part(NAME, requires="Float32 in, float32 out")
 def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
     """float32 (read-only) inputs give float32 context and weights"""
     args = _inputs(1031, lead=(probes.B,), dtype=np.float32)

@@ -43,20 +43,20 @@ def _blocked_are_zero(got: np.ndarray, blocked: np.ndarray, what: str) -> None:
     expect(bool(np.all(got[weights] == 0.0)), f"{what}: blocked entries must be exactly 0.0.")
 
 
-@pytest.mark.part(NAME, points=1, requires="Row-wise softmax over the last axis")
+@pytest.mark.part(NAME, requires="Row-wise softmax over the last axis")
 def test_rows_are_distributions(student: Student, reference: ModuleType) -> None:
     """Each query row is a probability distribution over the keys (n_q != n_k)"""
     _check(student, reference, probes.normal(301, probes.NQ, probes.NK, scale=3.0))
 
 
-@pytest.mark.part(NAME, points=1, requires="``mask`` is Boolean and broadcastable to ``scores``")
+@pytest.mark.part(NAME, requires="``mask`` is Boolean and broadcastable to ``scores``")
 def test_batched_scores_with_broadcast_mask(student: Student, reference: ModuleType) -> None:
     """Batched scores (B, heads, n_q, n_k) with a mask (n_q, n_k) that broadcasts"""
     scores = probes.normal(311, probes.B, probes.H, probes.NQ, probes.NK)
     _check(student, reference, scores, mask=probes.mixed_mask(312, probes.NQ, probes.NK))
 
 
-@pytest.mark.part(NAME, points=2, requires="so scores like ``[1000, 1001, 1002]`` do not overflow")
+@pytest.mark.part(NAME, weight=2, requires="so scores like ``[1000, 1001, 1002]`` do not overflow")
 def test_large_scores_do_not_overflow(student: Student, reference: ModuleType) -> None:
     """Scores around 1000 give finite weights (no overflow)"""
     scores = 1000.0 + probes.normal(321, 4, probes.NK, scale=2.0)
@@ -64,7 +64,7 @@ def test_large_scores_do_not_overflow(student: Student, reference: ModuleType) -
     _check(student, reference, scores)
 
 
-@pytest.mark.part(NAME, points=1, requires="The row maximum over *permitted* entries is subtracted before ``exp``")
+@pytest.mark.part(NAME, requires="The row maximum over *permitted* entries is subtracted before ``exp``")
 def test_rows_far_apart(student: Student, reference: ModuleType) -> None:
     """Each row is shifted by its own maximum over permitted keys (rows 1e4 apart; a large score on a blocked key)"""
     scores = probes.normal(331, 4, probes.NK)
@@ -78,7 +78,7 @@ def test_rows_far_apart(student: Student, reference: ModuleType) -> None:
     _check(student, reference, scores, mask=mask, what="the weights with a large score on a blocked key")
 
 
-@pytest.mark.part(NAME, points=1, requires="Blocked entries and ``-inf`` scores get weight exactly 0.0")
+@pytest.mark.part(NAME, requires="Blocked entries and ``-inf`` scores get weight exactly 0.0")
 def test_minus_infinity_gets_zero_weight(student: Student, reference: ModuleType) -> None:
     """A score of -inf gets weight exactly 0"""
     scores = probes.normal(341, probes.NQ, probes.NK)
@@ -88,7 +88,7 @@ def test_minus_infinity_gets_zero_weight(student: Student, reference: ModuleType
     _blocked_are_zero(got, blocked, "the weights of -inf scores")
 
 
-@pytest.mark.part(NAME, points=1, requires="True = may attend. Blocked entries and ``-inf`` scores get weight exactly 0.0")
+@pytest.mark.part(NAME, requires="True = may attend. Blocked entries and ``-inf`` scores get weight exactly 0.0")
 def test_mask_blocks_keys(student: Student, reference: ModuleType) -> None:
     """Masked keys (False) get weight exactly 0 and each row still sums to one"""
     scores = probes.normal(351, probes.NQ, probes.NK, scale=2.0)
@@ -97,7 +97,7 @@ def test_mask_blocks_keys(student: Student, reference: ModuleType) -> None:
     _blocked_are_zero(got, ~mask, "the weights")
 
 
-@pytest.mark.part(NAME, points=1, requires="``temperature`` (> 0) divides the scores: below 1 sharpens, above 1 flattens")
+@pytest.mark.part(NAME, requires="``temperature`` (> 0) divides the scores: below 1 sharpens, above 1 flattens")
 def test_temperature_divides(student: Student, reference: ModuleType) -> None:
     """A temperature above 1 flattens the weights (scores are divided by it)"""
     _check(student, reference, probes.normal(361, probes.NQ, probes.NK, scale=2.0), temperature=2.5)
@@ -110,7 +110,7 @@ def _all_masked_inputs(seed: int, empty_row: int) -> tuple[np.ndarray, np.ndarra
     return scores, mask
 
 
-@pytest.mark.part(NAME, points=1, requires="A row with no permitted finite score has no softmax: it raises ``ValueError``")
+@pytest.mark.part(NAME, requires="A row with no permitted finite score has no softmax: it raises ``ValueError``")
 def test_all_masked_row_raises(student: Student, reference: ModuleType) -> None:
     """A row where every key is masked raises ValueError (no NaN, no made-up weights)"""
     scores, mask = _all_masked_inputs(371, empty_row=3)
@@ -121,7 +121,7 @@ def test_all_masked_row_raises(student: Student, reference: ModuleType) -> None:
                  diagnose=lambda got: mc.all_masked_signatures(got, empty))
 
 
-@pytest.mark.part(NAME, points=1, requires='naming the row by its 0-based index (e.g. "row 2")')
+@pytest.mark.part(NAME, requires='naming the row by its 0-based index (e.g. "row 2")')
 def test_all_masked_error_names_row(student: Student, reference: ModuleType) -> None:
     """The error for a fully masked row says which row it is"""
     scores, mask = _all_masked_inputs(381, empty_row=4)
@@ -131,7 +131,7 @@ def test_all_masked_error_names_row(student: Student, reference: ModuleType) -> 
     expect("4" in error.message, "The ValueError for a fully masked row should name the row (its index).")
 
 
-@pytest.mark.part(NAME, points=1, requires="a temperature that is not a finite number > 0 raises ``ValueError``")
+@pytest.mark.part(NAME, requires="a temperature that is not a finite number > 0 raises ``ValueError``")
 def test_non_positive_temperature_raises(student: Student, reference: ModuleType) -> None:
     """A temperature that is not a finite number > 0 (0, -1, inf, NaN) raises ValueError"""
     scores = probes.normal(391, probes.NQ, probes.NK)
@@ -143,7 +143,7 @@ def test_non_positive_temperature_raises(student: Student, reference: ModuleType
                      situation=situation)
 
 
-@pytest.mark.part(NAME, points=1, requires="The inputs are not modified.")
+@pytest.mark.part(NAME, requires="The inputs are not modified.")
 def test_inputs_not_modified(student: Student, reference: ModuleType) -> None:
     """Works on read-only scores and mask (inputs are not modified)"""
     scores = probes.normal(401, probes.NQ, probes.NK, scale=50.0)
@@ -151,7 +151,7 @@ def test_inputs_not_modified(student: Student, reference: ModuleType) -> None:
     works_readonly(student, NAME, scores, mask=mask, want=reference.stable_softmax(scores, mask=mask))
 
 
-@pytest.mark.part(NAME, points=1, requires="Float32 in, float32 out")
+@pytest.mark.part(NAME, requires="Float32 in, float32 out")
 def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
     """float32 scores give float32 weights"""
     scores = probes.normal(411, probes.NQ, probes.NK, scale=3.0).astype(np.float32)

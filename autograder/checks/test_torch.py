@@ -48,13 +48,13 @@ def _check(
     return expect_close(got, want, what, diagnose=diagnose)
 
 
-@pytest.mark.part(NAME, points=1, requires="Context from PyTorch's ``scaled_dot_product_attention``, as a NumPy array")
+@pytest.mark.part(NAME, requires="Context from PyTorch's ``scaled_dot_product_attention``, as a NumPy array")
 def test_matches_reference(student: Student, reference: ModuleType) -> None:
     """float64 parity with batch and head dimensions (no mask)"""
     _check(student, reference, *probes.qkv(701, lead=(probes.B, probes.H)))
 
 
-@pytest.mark.part(NAME, points=1, requires="the mask is passed as a Boolean tensor, where SDPA also reads True = may attend")
+@pytest.mark.part(NAME, requires="the mask is passed as a Boolean tensor, where SDPA also reads True = may attend")
 def test_boolean_mask_convention(student: Student, reference: ModuleType) -> None:
     """A Boolean mask (True = may attend) blocks exactly the masked keys"""
     Q, K, _ = probes.qkv(711, lead=(probes.B, probes.H))
@@ -63,7 +63,7 @@ def test_boolean_mask_convention(student: Student, reference: ModuleType) -> Non
            what="the context (with a mask)")
 
 
-@pytest.mark.part(NAME, points=1, requires="A Boolean mask means `True` = *this query may attend to this key*")
+@pytest.mark.part(NAME, requires="A Boolean mask means `True` = *this query may attend to this key*")
 def test_combined_mask_values(student: Student, reference: ModuleType) -> None:
     """A combined causal and padding mask (B, 1, n_q, n_k) on real values"""
     Q, K, V = probes.qkv(721, lead=(probes.B, probes.H))
@@ -71,20 +71,20 @@ def test_combined_mask_values(student: Student, reference: ModuleType) -> None:
     _check(student, reference, Q, K, V, mask=mask, what="the context (with a mask)")
 
 
-@pytest.mark.part(NAME, points=1, requires="The dtype is preserved")
+@pytest.mark.part(NAME, requires="The dtype is preserved")
 def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
     """float32 inputs give a float32 context"""
     Q, K, V = probes.qkv(731, lead=(probes.B,), dtype=np.float32)
     expect_float32(call(student, NAME, Q, K, V), reference.torch_sdpa(Q, K, V), "the context for float32 inputs")
 
 
-@pytest.mark.part(NAME, points=1, requires="``scale`` is passed on to SDPA")
+@pytest.mark.part(NAME, requires="``scale`` is passed on to SDPA")
 def test_explicit_scale(student: Student, reference: ModuleType) -> None:
     """An explicit `scale` is passed on to PyTorch"""
     _check(student, reference, *probes.qkv(741, lead=(probes.B,)), scale=0.2)
 
 
-@pytest.mark.part(NAME, points=1, requires="The grader passes read-only arrays: build new arrays instead of writing into your arguments")
+@pytest.mark.part(NAME, requires="The grader passes read-only arrays: build new arrays instead of writing into your arguments")
 def test_inputs_not_modified(student: Student, reference: ModuleType) -> None:
     """Works on read-only inputs (inputs are not modified)"""
     Q, K, V = probes.qkv(751, lead=(probes.B,))

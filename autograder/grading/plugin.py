@@ -1,9 +1,10 @@
 """The pytest plugin that runs hidden checks against one submission and records verdicts.
 
 It provides the ``student`` and ``reference`` fixtures, registers the
-``part`` marker (graded part, points, and ``requires``: the clause of the
-release notebook that states the rule the check enforces), and turns each
-check's outcome into a ``CheckResult``:
+``part`` marker (graded part, ``weight`` within it, and ``requires``: the clause
+of the release notebook that states the rule the check enforces), gives each
+check its share of the part's points in the spec (``check_points``), and turns
+each check's outcome into a ``CheckResult``:
 ``CheckFailure`` -> its student-facing message; a ``StudentError`` that
 escaped a check -> that error, stated plainly; anything else -> a generic
 message (the detail is kept in ``internal`` for the teaching team, never
@@ -19,12 +20,14 @@ from typing import Any, Literal
 import pytest
 
 from autograder.grading.assertions import CarriedForward, CheckFailure
+from autograder.grading.check_points import DEFAULT_WEIGHT, WeightedCheck, check_points
 from autograder.grading.student import Student, StudentError
+from autograder.spec import AssignmentSpec, SpecError
 
 Status = Literal["passed", "failed", "error"]
 GENERIC_MESSAGE = "This check could not evaluate your function's result."
 # What ``describe_item`` knows about a check but a result (results.json) does not carry.
-NOT_IN_RESULTS = frozenset({"requires"})
+NOT_IN_RESULTS = frozenset({"requires", "weight"})
 
 
 @dataclass(frozen=True)
@@ -51,17 +54,23 @@ class CheckResult:
 class CheckPlugin:
     """Passed to ``pytest.main(plugins=[...])``; collects ``results``."""
 
-    def __init__(self, student: Student, reference: types.ModuleType) -> None:
+    def __init__(
+        self, student: Student, reference: types.ModuleType, spec: AssignmentSpec | None = None
+    ) -> None:
         self._student = student
         self._reference = reference
+        self._spec = spec
         self.results: list[CheckResult] = []
         self.problems: list[str] = []
+        self.points: dict[str, int] = {}  # nodeid -> the check's points under the spec
+        self.spec_error: SpecError | None = None
 
     def pytest_configure(self, config: pytest.Config) -> None:
         config.addinivalue_line(
             "markers",
-            "part(name, points, requires): graded part and points of a check, and the clause of "
-            "the release notebook that states the rule it enforces",
+            "part(name, weight, requires): graded part of a check, its weight within the part "
+            "(default 1; the part's points are the spec's), and the clause of the release "
+            "notebook that states the rule it enforces",
         )
 
     @pytest.fixture
@@ -84,17 +93,34 @@ class CheckPlugin:
         # other functions make to it are then answered for it (autograder.sandbox.client).
         from autograder.spec import SPEC
 
-        order = {part: index for index, part in enumerate(SPEC.function_parts)}
+        spec = SPEC if self._spec is None else self._spec
+        order = {part: index for index, part in enumerate(spec.function_parts)}
         items.sort(key=lambda item: order.get(describe_item(item)["part"], len(order)))
         for item in items:
             marker = item.get_closest_marker("part")
-            if marker is None or not marker.args or "points" not in marker.kwargs:
-                self.problems.append(f"{item.nodeid}: missing @pytest.mark.part(name, points=...)")
+            if marker is None or not marker.args:
+                self.problems.append(f"{item.nodeid}: missing @pytest.mark.part(name, requires=...)")
+            elif "points" in marker.kwargs:
+                self.problems.append(
+                    f"{item.nodeid}: points=... in @pytest.mark.part: a part's points are the "
+                    "spec's; give the check a weight=... within its part instead"
+                )
+            elif not _is_weight(marker.kwargs.get("weight", DEFAULT_WEIGHT)):
+                self.problems.append(f"{item.nodeid}: weight= must be a whole number >= 1")
             elif not _requires(marker):
                 self.problems.append(
                     f"{item.nodeid}: missing requires=... in @pytest.mark.part: the clause of the "
                     "release notebook that states the rule this check enforces"
                 )
+        if self.problems:
+            return
+        described = [describe_item(item) for item in items]
+        try:
+            points = check_points([weighted(common) for common in described], spec)
+        except SpecError as error:
+            self.spec_error = error
+            return
+        self.points = {item.nodeid: share for item, share in zip(items, points, strict=True)}
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
@@ -105,25 +131,40 @@ class CheckPlugin:
             stand_ins(self._student)  # those of earlier checks are theirs
         report = yield
         if call.when == "call" or (call.when == "setup" and report.failed):
-            self.results.append(stood_in(_verdict(item, call), stand_ins(self._student)))
+            self.results.append(stood_in(self._verdict(item, call), stand_ins(self._student)))
         return report
+
+    def _verdict(self, item: pytest.Item, call: pytest.CallInfo[Any]) -> CheckResult:
+        common = {**describe_item(item), "max_points": self.points.get(item.nodeid, 0)}
+        return verdict(common, call.excinfo.value if call.excinfo else None)
 
 
 def describe_item(item: pytest.Item) -> dict[str, Any]:
-    """Name, title, part, points and ``requires`` (the notebook clause the check
-    traces to) of a collected check. ``requires`` is for the teaching team and the
-    traceability test; ``verdict`` leaves it out of the ``CheckResult``."""
+    """Name, title, part, weight and ``requires`` (the notebook clause the check
+    traces to) of a collected check. Its points are not the check's to say: they are
+    its share of the part's (``check_points``), added as ``max_points`` once every
+    check is known. ``requires`` and ``weight`` are for the teaching team and the
+    tests; ``verdict`` leaves them out of the ``CheckResult``."""
     marker = item.get_closest_marker("part")
     part = str(marker.args[0]) if marker and marker.args else "?"
-    max_points = int(marker.kwargs.get("points", 0)) if marker else 0
+    weight = marker.kwargs.get("weight", DEFAULT_WEIGHT) if marker else DEFAULT_WEIGHT
     module = item.nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
     return {
         "name": f"{module}::{item.name}",
         "title": _title(item),
         "part": part,
-        "max_points": max_points,
+        "weight": weight,
         "requires": _requires(marker) if marker else "",
     }
+
+
+def weighted(common: dict[str, Any]) -> WeightedCheck:
+    """The fields of ``describe_item``'s answer that decide a check's points."""
+    return WeightedCheck(common["name"], common["part"], common["weight"])
+
+
+def _is_weight(value: object) -> bool:
+    return type(value) is int and value >= 1
 
 
 def _requires(marker: pytest.Mark) -> str:
@@ -131,9 +172,6 @@ def _requires(marker: pytest.Mark) -> str:
     requires = marker.kwargs.get("requires")
     return requires.strip() if isinstance(requires, str) else ""
 
-
-def _verdict(item: pytest.Item, call: pytest.CallInfo[Any]) -> CheckResult:
-    return verdict(describe_item(item), call.excinfo.value if call.excinfo else None)
 
 
 def verdict(common: dict[str, Any], exc: BaseException | None) -> CheckResult:

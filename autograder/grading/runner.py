@@ -21,9 +21,10 @@ from typing import Any
 import pytest
 
 from autograder.grading.carried_forward import stood_in
-from autograder.grading.plugin import CheckPlugin, CheckResult, describe_item, verdict
+from autograder.grading.check_points import check_points
+from autograder.grading.plugin import CheckPlugin, CheckResult, describe_item, verdict, weighted
 from autograder.grading.student import Student
-from autograder.spec import SPEC
+from autograder.spec import SPEC, AssignmentSpec
 
 CHECKS_DIR = Path(__file__).resolve().parent.parent / "checks"
 PYTEST_ARGS = (
@@ -56,7 +57,8 @@ class GradingError(RuntimeError):
 
 @dataclass(frozen=True)
 class CollectedCheck:
-    """A hidden check as pytest collected it: what it grades and the function to call."""
+    """A hidden check as pytest collected it: what it grades (``describe_item``'s fields
+    and ``max_points``, its share of its part's points) and the function to call."""
 
     common: dict[str, Any]
     function: Callable[..., Any]
@@ -80,7 +82,8 @@ class _CollectPlugin:
 
 @cache
 def collect_checks() -> tuple[CollectedCheck, ...]:
-    """Collect the checks once per process (pytest's own collection, markers checked)."""
+    """Collect the checks once per process (pytest's own collection, markers checked), with
+    their points under the packaged spec (``SpecError`` if it does not fit them)."""
     plugin = _CollectPlugin()
     validator = CheckPlugin(None, None)  # type: ignore[arg-type]  (only its collection hooks run)
     args = [str(CHECKS_DIR), "-c", str(CHECKS_DIR / "pytest.ini"), "--rootdir", str(CHECKS_DIR),
@@ -93,7 +96,14 @@ def collect_checks() -> tuple[CollectedCheck, ...]:
                            f"{sink.getvalue()[-3000:]}")
     if any(set(item.fixturenames) - FIXTURES for item in plugin.items):
         raise GradingError("a check uses a fixture other than `student` and `reference`")
-    return tuple(CollectedCheck(describe_item(item), item.function) for item in plugin.items)
+    return with_points(tuple(CollectedCheck(describe_item(item), item.function) for item in plugin.items), SPEC)
+
+
+def with_points(checks: tuple[CollectedCheck, ...], spec: AssignmentSpec) -> tuple[CollectedCheck, ...]:
+    """``checks`` with their points under ``spec``: each check's share of its part's points."""
+    points = check_points([weighted(check.common) for check in checks], spec)
+    return tuple(CollectedCheck({**check.common, "max_points": share}, check.function)
+                 for check, share in zip(checks, points, strict=True))
 
 
 class _CollectionValidator:
@@ -106,9 +116,11 @@ class _CollectionValidator:
 
 
 def run_checks(
-    student: Student, *, select: str | None = None, via_pytest: bool = False
+    student: Student, *, select: str | None = None, via_pytest: bool = False,
+    spec: AssignmentSpec | None = None,
 ) -> list[CheckResult]:
-    """Every hidden check's verdict on ``student``.
+    """Every hidden check's verdict on ``student``, worth its share of its part's points
+    in ``spec`` (the packaged spec by default; another one to try a change of points).
 
     The checks are pytest tests, collected once per process; each submission
     then calls them directly with the two fixtures they take (about 20x less
@@ -118,11 +130,13 @@ def run_checks(
     """
     import solutions  # the reference; imported here so importing this module stays cheap
 
+    spec = SPEC if spec is None else spec
     if not via_pytest and not select:
+        checks = collect_checks() if spec is SPEC else with_points(collect_checks(), spec)
         results = []
         with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
-            for check in collect_checks():
+            for check in checks:
                 stand_ins(student)  # those of earlier checks are theirs
                 try:
                     check.function(student=student, reference=solutions)
@@ -133,18 +147,20 @@ def run_checks(
                 else:
                     result = verdict(dict(check.common), None)
                 results.append(stood_in(result, stand_ins(student)))
-        return _in_part_order(results)
+        return _in_part_order(results, spec)
 
-    plugin = CheckPlugin(student, solutions)
+    plugin = CheckPlugin(student, solutions, spec)
     args = [str(CHECKS_DIR), "-c", str(CHECKS_DIR / "pytest.ini"), "--rootdir", str(CHECKS_DIR), *PYTEST_ARGS]
     if select:
         args += ["-k", select]
     sink = io.StringIO()
     with _no_plugin_autoload(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
         exit_code = pytest.main(args, plugins=[plugin])
+    if plugin.spec_error is not None:
+        raise plugin.spec_error
     if plugin.problems or exit_code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         raise GradingError(f"hidden checks did not run cleanly (exit {exit_code}): {plugin.problems}\n{sink.getvalue()[-3000:]}")
-    return _in_part_order(plugin.results)
+    return _in_part_order(plugin.results, spec)
 
 
 def stand_ins(student: Student) -> tuple[str, ...]:
@@ -153,12 +169,12 @@ def stand_ins(student: Student) -> tuple[str, ...]:
     return take() if callable(take) else ()
 
 
-def _in_part_order(results: list[CheckResult]) -> list[CheckResult]:
+def _in_part_order(results: list[CheckResult], spec: AssignmentSpec) -> list[CheckResult]:
     """In the spec's part order, carried-forward passes kept only where a block lost points."""
     from autograder.grading.carried_forward import transfer
 
-    order = {part: index for index, part in enumerate(SPEC.function_parts)}
-    return sorted(transfer(results, SPEC.function_parts), key=lambda r: order.get(r.part, len(order)))
+    order = {part: index for index, part in enumerate(spec.function_parts)}
+    return sorted(transfer(results, spec.function_parts), key=lambda r: order.get(r.part, len(order)))
 
 
 @contextlib.contextmanager

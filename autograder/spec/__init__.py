@@ -4,7 +4,13 @@
 and their points (evidence and limitation included), the cell each part lives
 in, the instructor cells the grader runs or skips, and the file names. Every
 module and test takes these facts from here; a new part is a change in the TOML
-file plus its checks. ``SPEC.grading_key`` hashes what decides a grade
+file plus its checks. A part's points are written here only: the hidden checks
+carry a relative ``weight`` and get their share of the part's points
+(``autograder.grading.check_points``), so changing a part's points is one edit.
+
+``SPEC`` is loaded on first use (PEP 562), not when this module is imported, so a
+command can import ``SpecError`` and report a spec that contradicts itself as one
+line instead of a traceback from an import. ``SPEC.grading_key`` hashes what decides a grade
 (``autograder.spec.grading_key``), so saved grades are reused exactly while it
 is unchanged.
 
@@ -25,6 +31,7 @@ from typing import Literal
 PartKind = Literal["function", "evidence", "limitation"]
 PART_KINDS: tuple[str, ...] = ("function", "evidence", "limitation")
 SPEC_FILE = "h2_attention.toml"
+TOP_LEVEL_KEYS = ("name", "notebook", "schema", "cohort_file", "grade_cell_prefix", "total")
 REPO = Path(__file__).resolve().parents[2]
 """The repository checkout this package runs from (source/, release/, schemas/); in an
 installed package, site-packages, where none of those exist: the grader never reads them."""
@@ -35,7 +42,8 @@ In a checkout these are symlinks into schemas/ and release/, their one true copi
 
 
 class SpecError(ValueError):
-    """The spec file contradicts itself (a grader bug; found when it is loaded)."""
+    """The spec contradicts itself or the hidden checks: nothing may be graded or released
+    with it, and the commands say so in one line (``autograder.cli``)."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +68,7 @@ class AssignmentSpec:
     schema: str
     cohort_file: str
     parts: tuple[Part, ...]
+    total: int  # what the parts add up to (declared, so a change that breaks it is caught)
     run_cells: frozenset[str]  # locked instructor cells the grader runs
     skip_cells: frozenset[str]  # locked instructor cells it does not run (besides grade cells)
 
@@ -190,6 +199,8 @@ def _part(entry: dict, prefix: str) -> Part:
     if type(points) is not int or points <= 0:
         raise SpecError(f"part {name!r}: points must be a positive whole number, got {points!r}")
     sections = dict(entry.get("sections", {}))
+    if any(type(worth) is not int or worth <= 0 for worth in sections.values()):
+        raise SpecError(f"part {name!r}: each section's points must be a positive whole number")
     if kind == "evidence" and sum(sections.values()) != points:
         raise SpecError(f"part {name!r}: its sections add up to {sum(sections.values())}, not {points}")
     return Part(
@@ -205,7 +216,13 @@ def _part(entry: dict, prefix: str) -> Part:
 
 def parse_spec(text: str) -> AssignmentSpec:
     """An ``AssignmentSpec`` from the TOML text; raises ``SpecError`` if it contradicts itself."""
-    data = tomllib.loads(text)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise SpecError(f"not valid TOML: {error}") from None
+    missing = [key for key in TOP_LEVEL_KEYS if key not in data]
+    if missing:
+        raise SpecError(f"missing {', '.join(missing)}")
     prefix = data["grade_cell_prefix"]
     parts = tuple(_part(entry, prefix) for entry in data.get("parts", []))
     names = [part.name for part in parts]
@@ -219,21 +236,39 @@ def parse_spec(text: str) -> AssignmentSpec:
     clash = (run & skip) | ((run | skip) & grade_cells)
     if clash:
         raise SpecError(f"cells listed with two roles: {sorted(clash)}")
+    total = data["total"]
+    if sum(part.points for part in parts) != total:
+        raise SpecError(f"the parts add up to {sum(part.points for part in parts)} points, "
+                        f"not the total of {total}")
     return AssignmentSpec(
         name=data["name"],
         notebook=data["notebook"],
         schema=data["schema"],
         cohort_file=data["cohort_file"],
         parts=parts,
+        total=total,
         run_cells=run,
         skip_cells=skip,
     )
 
 
-def load_spec() -> AssignmentSpec:
-    """The packaged spec (read once per process through ``SPEC``)."""
-    return parse_spec(resources.files(__package__).joinpath(SPEC_FILE).read_text(encoding="utf-8"))
+def load_spec(path: Path | None = None) -> AssignmentSpec:
+    """The spec in ``path`` (the packaged one by default, read once per process through
+    ``SPEC``); a ``SpecError`` names the file, since that is where the fix goes."""
+    source = resources.files(__package__).joinpath(SPEC_FILE) if path is None else path
+    try:
+        return parse_spec(source.read_text(encoding="utf-8"))
+    except SpecError as error:
+        where = f"autograder/spec/{SPEC_FILE}" if path is None else str(path)
+        raise SpecError(f"the assignment spec {where}: {error}") from None
 
 
-SPEC: AssignmentSpec = load_spec()
-"""The assignment this package grades."""
+SPEC: AssignmentSpec
+"""The assignment this package grades (loaded on first use; see the module docstring)."""
+
+
+def __getattr__(name: str) -> AssignmentSpec:
+    if name != "SPEC":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    spec = globals()["SPEC"] = load_spec()
+    return spec

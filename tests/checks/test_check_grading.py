@@ -20,13 +20,37 @@ from autograder.grading import (
     total,
 )
 from autograder.grading.plugin import GENERIC_MESSAGE, CheckPlugin
-from autograder.spec import SPEC
+from autograder.spec import SPEC, parse_spec
 from tests.support.in_process import InProcessStudent
 from tests.support.notebook_cells import code_cells
 
 from .corpus_support import grade_source, override_source, reference_source, stub_source
 
 PART_POINTS = SPEC.function_points
+ONE_FUNCTION_SPEC = """
+name = "one"
+notebook = "one.ipynb"
+schema = "one.schema.json"
+cohort_file = "one.json"
+grade_cell_prefix = "grade_"
+total = 4
+
+[[parts]]
+name = "x"
+kind = "function"
+points = 2
+
+[[parts]]
+name = "evidence"
+kind = "evidence"
+points = 1
+sections = { identity = 1 }
+
+[[parts]]
+name = "limitation"
+kind = "limitation"
+points = 1
+"""
 
 
 def notebook_points() -> dict[str, int]:
@@ -202,12 +226,13 @@ def test_plugin_turns_unexpected_check_errors_into_a_generic_message(tmp_path):
     (tmp_path / "test_broken.py").write_text(textwrap.dedent('''
         import pytest
 
-        @pytest.mark.part("x", points=2)
+        @pytest.mark.part("x", requires="A rule")
         def test_internal_bug(student, reference):
             """A check with a bug"""
             raise KeyError("secret hidden input 12345")
     '''))
-    plugin = CheckPlugin(InProcessStudent(""), reference=None)  # type: ignore[arg-type]
+    spec = parse_spec(ONE_FUNCTION_SPEC)  # part x, worth 2: its one check gets both points
+    plugin = CheckPlugin(InProcessStudent(""), reference=None, spec=spec)  # type: ignore[arg-type]
     pytest.main([str(tmp_path), "-q", "-p", "no:cacheprovider", "--assert=plain", "-c", "/dev/null",
                  "--rootdir", str(tmp_path)], plugins=[plugin])
     (result,) = plugin.results

@@ -91,8 +91,8 @@ def _collect(tmp_path, check_source: str, monkeypatch) -> tuple[CheckPlugin, pyt
 
 @pytest.mark.parametrize(
     "marker",
-    ['@pytest.mark.part("x", points=1)', '@pytest.mark.part("x", points=1, requires="")',
-     '@pytest.mark.part("x", points=1, requires="   ")', '@pytest.mark.part("x", points=1, requires=None)'],
+    ['@pytest.mark.part("x")', '@pytest.mark.part("x", weight=2, requires="")',
+     '@pytest.mark.part("x", requires="   ")', '@pytest.mark.part("x", requires=None)'],
     ids=["missing", "empty", "blank", "not text"],
 )
 def test_plugin_reports_a_check_without_requires(tmp_path, monkeypatch, marker):
@@ -112,7 +112,7 @@ def test_plugin_accepts_a_traced_check(tmp_path, monkeypatch):
     plugin, exit_code = _collect(tmp_path, '''
         import pytest
 
-        @pytest.mark.part("x", points=1, requires="Float32 in, float32 out")
+        @pytest.mark.part("x", requires="Float32 in, float32 out")
         def test_traced(student, reference):
             """A check that names its rule"""
     ''', monkeypatch)
@@ -129,7 +129,7 @@ def test_describe_item_carries_requires(tmp_path, monkeypatch):
     (tmp_path / f"test_{tmp_path.name}.py").write_text(textwrap.dedent('''
         import pytest
 
-        @pytest.mark.part("x", points=2, requires="  Float32 in, float32 out ")
+        @pytest.mark.part("x", weight=2, requires="  Float32 in, float32 out ")
         def test_traced(student, reference):
             """A check that names its rule"""
     '''), encoding="utf-8")
@@ -140,5 +140,26 @@ def test_describe_item_carries_requires(tmp_path, monkeypatch):
     (item,) = items
     assert describe_item(item) == {
         "name": f"test_{tmp_path.name}::test_traced", "title": "A check that names its rule",
-        "part": "x", "max_points": 2, "requires": "Float32 in, float32 out",
+        "part": "x", "weight": 2, "requires": "Float32 in, float32 out",
     }
+
+
+@pytest.mark.parametrize(
+    ("marker", "complaint"),
+    [('@pytest.mark.part("x", points=2, requires="Float32 in, float32 out")', "points are the spec"),
+     ('@pytest.mark.part("x", weight=0, requires="Float32 in, float32 out")', "whole number >= 1"),
+     ('@pytest.mark.part("x", weight=1.5, requires="Float32 in, float32 out")', "whole number >= 1")],
+    ids=["points", "zero weight", "fractional weight"],
+)
+def test_plugin_reports_points_or_a_bad_weight_on_a_check(tmp_path, monkeypatch, marker, complaint):
+    """A check's points are its part's (the spec's) shared by weight: a check that names
+    points of its own would be a second home for them."""
+    plugin, exit_code = _collect(tmp_path, f'''
+        import pytest
+
+        {marker}
+        def test_weighed(student, reference):
+            """A check that names its rule"""
+    ''', monkeypatch)
+    assert exit_code == pytest.ExitCode.OK
+    assert len(plugin.problems) == 1 and complaint in plugin.problems[0]
