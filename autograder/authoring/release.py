@@ -178,6 +178,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from autograder.grading.check_points import require_consistent_spec
+
+    require_consistent_spec()  # nothing is released with points the grader would refuse
     try:
         if args.check:
             problems = check()

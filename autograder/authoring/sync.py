@@ -147,6 +147,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import nbformat
 
+    from autograder.grading.check_points import require_consistent_spec
+
+    require_consistent_spec()  # before a point is copied (a SpecError is one line: autograder.cli)
     notebook = nbformat.read(args.notebook, as_version=4)
     if args.check:
         problems = drift(notebook) + schema_drift() + student_env.drift()

@@ -288,12 +288,14 @@ def run(args: argparse.Namespace) -> int:
     options = replace(options_from(args), cohort=args.cohort, due=args.due)
     sandbox = launch_sandbox(options)  # warms while the course is checked and the grader loads
     from autograder.batch.engine import grade_course
+    from autograder.grading.check_points import require_consistent_spec
     from autograder.results.gradebook import GradebookError
     from autograder.results.result import STATUS_ERROR
     from autograder.sandbox.client import IsolationError
     from autograder.sandbox.uids import UidLeaseError
 
     try:
+        require_consistent_spec()  # a SpecError: one line from autograder.cli, nothing graded
         students = students_to_grade(course, args.student)
         summary = grade_course(course, students, options, sandbox)
     except (UsageError, IsolationError, UidLeaseError, GradebookError, ClusterError) as error:
