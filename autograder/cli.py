@@ -43,6 +43,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "autograder.report.command",
         "the instructor's report of a graded course: plots, item analysis, similarity",
     ),
+    "review": (
+        "autograder.review.command",
+        "what needs a person, and a TA's decisions (scores with who and why), everywhere",
+    ),
     "run-autograder": (
         "autograder.integrations.gradescope.run",
         "grade one submission with Gradescope's run_autograder paths",

@@ -35,6 +35,7 @@ from autograder.batch.course import (
 from autograder.batch.options import BatchOptions
 from autograder.grading.submission import content_hash, load_submission
 from autograder.results import gradebook, grades_csv
+from autograder.results.decisions import Decisions
 from autograder.results.result import (
     STATUS_ERROR,
     PartResult,
@@ -42,6 +43,7 @@ from autograder.results.result import (
     load,
     save,
 )
+from autograder.review.outputs import import_formgrader, with_decisions
 from autograder.sandbox.client import IsolationError
 from autograder.spec import SPEC
 
@@ -281,6 +283,9 @@ def _grade_course(
     started: float,
 ) -> BatchSummary:
     students = list(students) if students else course.students()
+    decisions = Decisions.load(course.root)  # and what was scored in formgrader since
+    if options.write_gradebook:
+        import_formgrader(course, decisions)
     results: dict[str, SubmissionResult] = {}
     skipped = []
     for student in students:
@@ -329,12 +334,14 @@ def _grade_course(
                     "(out of memory?)")))
     finally:
         bar.close()
-    ordered = [results[s] for s in students if s in results]
+    # The grade of record: what a person decided, applied (autograder.results.decisions).
+    ordered = with_decisions(course, [results[s] for s in students if s in results], decisions)
     grades_csv.write(ordered, course.grades_csv())  # first: a gradebook error must not lose it
     if options.write_gradebook:
         for thread in preparing:
             thread.join()
-        gradebook.record(course, [r for r in ordered if r.status != STATUS_ERROR])
+        gradebook.record(course, [r for r in ordered if r.status != STATUS_ERROR],
+                         decisions=decisions)
     return BatchSummary(
         ordered,
         [s for s in todo if s in results],

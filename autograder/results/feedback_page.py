@@ -142,6 +142,9 @@ class PartView:
     notes: list[Markup] = field(default_factory=list)  # what the run noticed about this part
     needs_review: bool = False
     see_above: bool = False  # its message is a note above the table
+    decided: Markup | None = None  # a person's decision on this part (results.decisions)
+    person_score: bool = False  # the decision stands: the points are a person's
+    machine_points: float = 0.0  # what the machine gave, when a person's score replaced it
 
     @property
     def grade(self) -> str:
@@ -415,7 +418,10 @@ def view(result: SubmissionResult, *, course: str = "",
                        graded=graded or part.part not in SPEC.function_parts,
                        causes=[code_spans(clean(e)) for e in _unique(part.explanations)],
                        needs_review=part.needs_review,
-                       see_above=any(text in above or text in shared for text in texts))
+                       see_above=any(text in above or text in shared for text in texts),
+                       decided=code_spans(clean(part.decided)) if part.decided else None,
+                       person_score=part.auto_points is not None,
+                       machine_points=part.auto_points or 0.0)
         if part.part in by_checks:
             explanations = {clean(e).strip() for e in part.explanations}
             shown[part.part] = _check_rows(row, by_checks[part.part], explanations, clean)

@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING
 
 from autograder.batch.course import Course
 from autograder.results.nbgrader_package import light_import
-from autograder.results.result import SubmissionResult
+from autograder.results.result import PartResult, SubmissionResult
 from autograder.spec import SPEC
 
 if TYPE_CHECKING:  # nbgrader and SQLAlchemy are imported when first used (see ``prepare``)
     from nbgrader.api import Assignment, Grade
     from sqlalchemy.orm import Session
+
+    from autograder.results.decisions import Decisions
 
 
 def _quiet_sqlalchemy() -> None:
@@ -194,8 +196,10 @@ class _NewRows:
         self.rows.setdefault(model, []).append(values)
         return str(values["id"])
 
-    def submission(self, student: str, scores: dict[str, tuple[float, bool]]) -> None:
-        """``scores``: cell id -> (points, needs review) of the parts that have a result."""
+    def submission(self, student: str, scores: dict[str, tuple[float, bool]],
+                   manual: dict[str, tuple[float | None, object]]) -> None:
+        """``scores``: cell id -> (points, needs review) of the parts that have a result;
+        ``manual``: cell id -> (auto score when a person decided, manual score) (``_manual``)."""
         from nbgrader.api import Comment, Grade, SubmittedAssignment, SubmittedNotebook
 
         submission = self.add(SubmittedAssignment, assignment_id=self.assignment.id,
@@ -205,8 +209,10 @@ class _NewRows:
                                  notebook_id=notebook.id)
             for cell in [*notebook.grade_cells, *notebook.task_cells]:
                 points, review = scores.get(cell.id, (None, True))  # nbgrader's empty grade
-                self.add(Grade, notebook_id=submitted, cell_id=cell.id, auto_score=points,
-                         needs_manual_grade=review)
+                auto, person = manual.get(cell.id, (None, _KEEP))
+                self.add(Grade, notebook_id=submitted, cell_id=cell.id,
+                         auto_score=points if auto is None else auto, needs_manual_grade=review,
+                         manual_score=None if person is _KEEP else person)
             for cell in [*notebook.solution_cells, *notebook.task_cells]:
                 self.add(Comment, notebook_id=submitted, cell_id=cell.id)
 
@@ -235,7 +241,7 @@ def _no_cyclic_gc() -> Iterator[None]:
 
 
 def _write(session: Session, assignment_name: str, notebook: str,
-           results: Iterable[SubmissionResult]) -> int:
+           results: Iterable[SubmissionResult], decisions: Decisions | None = None) -> int:
     """Add ``results`` to the session, uncommitted; returns how many submissions they are.
 
     What is there is read up front, a query each (the assignment with its notebooks and cells,
@@ -265,22 +271,71 @@ def _write(session: Session, assignment_name: str, notebook: str,
     for result in {result.student: result for result in results}.values():  # the last wins
         scores = {cells[SPEC.part(part.part).grade_cell]: (part.points, part.needs_review)
                   for part in result.parts}
+        manual = {cells[SPEC.part(part.part).grade_cell]: _manual(part, decisions, result.student)
+                  for part in result.parts}
         if result.student not in students:
             new.add(Student, id=result.student)
             students.add(result.student)
         if result.student not in submitted:
-            new.submission(result.student, scores)
+            new.submission(result.student, scores, manual)
             submitted.add(result.student)
         else:
             for cell_id, (points, review) in scores.items():
                 grade = grades[result.student, cell_id]
-                grade.auto_score = points
+                auto, person = manual[cell_id]
+                grade.auto_score = points if auto is None else auto
                 grade.needs_manual_grade = review
+                if person is not _KEEP:
+                    grade.manual_score = person
     new.insert(session)
     return len(results)
 
 
-def record(course: Course, results: Iterable[SubmissionResult], notebook: str | None = None) -> int:
+_KEEP = object()  # a manual score no decision speaks for: left as it is (read in before writing)
+
+
+def _manual(part: PartResult, decisions: Decisions | None, student: str) -> tuple[float | None, object]:
+    """(auto_score, manual_score) of a part's grade: a person's decision is nbgrader's manual
+    score over the machine's auto score (``Grade.score`` is then the grade of record); a
+    decision that no longer applies clears it; with no decision, a manual score is kept."""
+    if part.auto_points is not None:
+        return part.auto_points, part.points
+    if decisions is not None and decisions.get(student, part.part) is not None:
+        return None, None  # decided about an earlier version: not the grade any more
+    return None, _KEEP
+
+
+def manual_scores(course: Course, notebook: str | None = None) -> dict[tuple[str, str], float]:
+    """(student, part) -> the manual score formgrader holds for it, for the parts of this
+    assignment (empty when there is no gradebook yet)."""
+    if not (course.root / "gradebook.db").exists():
+        return {}
+    from nbgrader.api import Assignment, Grade, GradeCell, SubmittedAssignment, SubmittedNotebook
+    from sqlalchemy import select
+
+    part_of = {part.grade_cell: part.name for part in SPEC.parts}
+    gradebook = _open(course, notebook or course.assignment)
+    try:
+        rows = gradebook.db.execute(
+            select(SubmittedAssignment.student_id, GradeCell.name, Grade.manual_score)
+            .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
+            .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
+            .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
+            .join(GradeCell, Grade.cell_id == GradeCell.id)
+            .where(Assignment.name == course.assignment, Grade.manual_score.is_not(None))
+        ).all()
+    except Exception as error:
+        if _expected(error):
+            raise _gradebook_error(course, "read manual scores from", error) from error
+        raise
+    finally:
+        gradebook.close()
+    return {(student, part_of[cell]): float(score) for student, cell, score in rows
+            if cell in part_of}
+
+
+def record(course: Course, results: Iterable[SubmissionResult], notebook: str | None = None,
+           decisions: Decisions | None = None) -> int:
     """Store every result's part scores; returns how many submissions were written.
 
     All of it is one transaction, committed at the end (rolled back on any error): nbgrader's
@@ -292,7 +347,7 @@ def record(course: Course, results: Iterable[SubmissionResult], notebook: str | 
     gradebook = _open(course, notebook)
     try:
         with _no_cyclic_gc():
-            written = _write(gradebook.db, course.assignment, notebook, results)
+            written = _write(gradebook.db, course.assignment, notebook, results, decisions)
             gradebook.db.commit()
     except Exception as error:
         gradebook.db.rollback()
@@ -302,3 +357,24 @@ def record(course: Course, results: Iterable[SubmissionResult], notebook: str | 
     finally:
         gradebook.close()
     return written
+
+
+def clear_manual_score(course: Course, student: str, part: str,
+                       notebook: str | None = None) -> None:
+    """Clear the manual score formgrader holds for one part (a decision taken back)."""
+    if not (course.root / "gradebook.db").exists():
+        return
+    gradebook = _open(course, notebook or course.assignment)
+    try:
+        grade = gradebook.find_grade(SPEC.part(part).grade_cell, notebook or course.assignment,
+                                     course.assignment, student)
+        grade.manual_score = None
+        gradebook.db.commit()
+    except Exception as error:
+        gradebook.db.rollback()
+        if _expected(error):
+            raise _gradebook_error(course, "clear a manual score in", error) from error
+        if type(error).__name__ != "MissingEntry":
+            raise
+    finally:
+        gradebook.close()

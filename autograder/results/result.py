@@ -43,6 +43,11 @@ class PartResult:
     diagnoses: list[str] = field(default_factory=list)  # codes
     explanations: list[str] = field(default_factory=list)  # the codes, in words
     needs_review: bool = False
+    # A person's decision (autograder.results.decisions): what it says, and the machine's own
+    # points and review flag it replaced (None: no decision applied).
+    decided: str = ""
+    auto_points: float | None = None
+    auto_review: bool | None = None
 
 
 @dataclass
@@ -88,6 +93,9 @@ class SubmissionResult:
     ta_notes: list[str] = field(default_factory=list)
     cohort: str = ""  # the cohort the evidence inputs were derived from ("" = none)
     graded_on: str = ""  # the day it was graded, ``YYYY-MM-DD`` in UTC (feedback page header)
+    # Flagged for review for a reason other than its parts (ungradable, lateness, code that
+    # reached out); set when decisions are first applied (autograder.results.decisions).
+    review_apart: bool | None = None
 
     @property
     def score(self) -> float:
@@ -153,6 +161,7 @@ class SubmissionResult:
                 "ta_notes": self.ta_notes,
                 "cohort": self.cohort,
                 "graded_on": self.graded_on,
+                "review_apart": self.review_apart,
             },
         }
 
@@ -193,6 +202,7 @@ class SubmissionResult:
             ta_notes=extra.get("ta_notes", []),
             cohort=extra.get("cohort", ""),
             graded_on=extra.get("graded_on", ""),
+            review_apart=extra.get("review_apart"),
         )
 
 

@@ -1,0 +1,134 @@
+"""What needs a person, and their decisions (TAs, no Jupyter needed).
+
+`review list` shows every submission flagged for review: the parts to look at, why, and
+the text a person must read (a limitation the machine could not judge). `review set`
+records a TA's score for one part, with who and why; `review clear` takes it back. A
+decision is the grade of record from then on: results.json, feedback.html, grades.csv and
+the gradebook (nbgrader export, formgrader) are rewritten at once, `cohort export` and
+`report` follow, and a regrade (even --force) keeps it while the part it judged is
+unchanged (otherwise the part goes back to review, saying so). Scores entered in
+formgrader are read in as decisions too. Decisions live in decisions.json at the course
+root.
+
+examples:
+  python -m autograder review list --root ~/courses/dl-2026-fall-a
+  python -m autograder review set s042 limitation 6 --note "sound point about cost, vague on masks"
+  python -m autograder review clear s042 limitation
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from autograder.batch.course import Course
+from autograder.results.decisions import DecisionError, Decisions
+from autograder.results.result import load
+from autograder.review.outputs import import_formgrader, result_path, rewrite_student, saved_results
+from autograder.spec import SPEC
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("--root", type=Path, default=Path.cwd(),
+                        help="nbgrader course root (default: the current directory)")
+    parser.add_argument("--assignment", default=SPEC.name, help="default: %(default)s")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("list", help="submissions flagged for review, with why and what to read")
+    chosen = actions.add_parser("set", help="record a TA's score for one part")
+    chosen.add_argument("student")
+    chosen.add_argument("part", help=f"one of: {', '.join(SPEC.part_points)}")
+    chosen.add_argument("points", type=float)
+    chosen.add_argument("--note", default="", help="why (the student reads it)")
+    chosen.add_argument("--by", default="", help="who decided (default: your login name)")
+    cleared = actions.add_parser("clear", help="take a decision back (the machine's score stands)")
+    cleared.add_argument("student")
+    cleared.add_argument("part")
+
+
+def run(args: argparse.Namespace) -> int:
+    course = Course(args.root.resolve(), args.assignment)
+    try:
+        if not (course.root / "autograded").is_dir():
+            raise DecisionError(f"nothing graded in {course.root}: run `python -m autograder "
+                                "autograde` there first, or pass --root <the course root>")
+        decisions = Decisions.load(course.root)
+        for entry in import_formgrader(course, decisions):
+            print(f"from formgrader: {entry.student} {entry.part} {entry.describe()}")
+        if args.action == "list":
+            return _list(course, decisions)
+        return _decide(course, decisions, args)
+    except DecisionError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except Exception as error:  # noqa: BLE001 - a gradebook the TA must fix: one line
+        from autograder.results.gradebook import GradebookError
+
+        if isinstance(error, GradebookError):
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        raise
+
+
+def _list(course: Course, decisions: Decisions) -> int:
+    flagged = [result for result in saved_results(course) if result.needs_review]
+    for result in flagged:
+        print(f"{result.student}: {result.score:g}/{result.max_score:g}"
+              + (f" ({result.reason})" if result.reason else ""))
+        for part in result.parts:
+            if part.needs_review:
+                print(f"  {part.part}: {part.points:g}/{part.max_points:g} provisional")
+                for message in part.messages:
+                    print(f"    - {message}")
+                if part.decided:
+                    print(f"    - {part.decided}")
+                text = _text_to_read(course, result.student, part.part)
+                if text:
+                    print(f"    text: {text}")
+    done = [entry for entry in decisions.parts.values()]
+    print(f"{len(flagged)} to review; {len(done)} decision{'' if len(done) == 1 else 's'} "
+          f"recorded (decisions.json). Record one: python -m autograder review set STUDENT PART "
+          "POINTS --note WHY")
+    return 0
+
+
+def _text_to_read(course: Course, student: str, part: str) -> str:
+    """The limitation a person must judge, as the student wrote it (from the evidence file)."""
+    spec = next((p for p in SPEC.parts if p.name == part), None)
+    if spec is None or spec.kind != "limitation":
+        return ""
+    from autograder.evidence.loading import load_evidence
+    from autograder.results.safe_text import safe_text
+
+    loaded = load_evidence(course.submitted(student) / SPEC.evidence_file)
+    text = (loaded.data or {}).get(part)
+    return safe_text(text, 2000) if isinstance(text, str) else ""
+
+
+def _decide(course: Course, decisions: Decisions, args: argparse.Namespace) -> int:
+    result = load(result_path(course, args.student))
+    if result is None:
+        known = ", ".join(r.student for r in saved_results(course)[:10])
+        raise DecisionError(f"no graded result for {args.student} in {course.root} (graded: "
+                            f"{known or 'none'}); grade it first, or check the id")
+    if args.action == "set":
+        entry = decisions.set(result, args.part, args.points, by=args.by, note=args.note)
+        print(f"{args.student} {args.part}: {entry.describe()}")
+    else:
+        if decisions.clear(args.student, args.part) is None:
+            raise DecisionError(f"no decision for {args.student} {args.part} to clear")
+        _clear_manual_score(course, result, args.part)
+        print(f"{args.student} {args.part}: decision cleared; the machine's score stands")
+    decisions.save()
+    final = rewrite_student(course, result, decisions)
+    print(f"{args.student}: {final.score:g}/{final.max_score:g} in results.json, feedback.html, "
+          "grades.csv and the gradebook")
+    return 0
+
+
+def _clear_manual_score(course: Course, result: object, part: str) -> None:
+    """A cleared decision clears formgrader's manual score too (else it would be read back)."""
+    from autograder.results.gradebook import clear_manual_score
+
+    clear_manual_score(course, result.student, part)

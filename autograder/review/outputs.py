@@ -1,0 +1,84 @@
+"""Write one student's grade of record into every output, without grading anything again.
+
+After a person's decision (``review set``) the student's ``results.json`` and
+``feedback.html``, the course's ``grades.csv`` (every saved result, this one updated) and the
+gradebook (``nbgrader export``, formgrader) all show the new number; ``cohort export`` and
+``report`` read ``results.json``, so they follow.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.results import decisions as decided
+from autograder.results import feedback_page, grades_csv
+from autograder.results.result import STATUS_ERROR, SubmissionResult, load, save
+
+
+def saved_results(course: Course) -> list[SubmissionResult]:
+    """Every saved result of the course root, by student."""
+    found = (load(course.autograded(student) / RESULTS_JSON) for student in course.students())
+    return [result for result in found if result is not None]
+
+
+def rewrite_student(course: Course, result: SubmissionResult, decisions: decided.Decisions,
+                    *, gradebook: bool = True) -> SubmissionResult:
+    """Apply ``decisions`` to ``result`` and write it everywhere; returns the grade of record."""
+    from autograder.results import gradebook as book
+
+    final = decided.apply(result, decisions)
+    out = course.autograded(final.student)
+    save(final, out / RESULTS_JSON)
+    feedback_page.save(final, out / FEEDBACK_HTML)
+    grades_csv.write(saved_results(course), course.grades_csv())
+    if gradebook and final.status != STATUS_ERROR:
+        book.record(course, [final], decisions=decisions)
+    return final
+
+
+def result_path(course: Course, student: str) -> Path:
+    return course.autograded(student) / RESULTS_JSON
+
+
+def import_formgrader(course: Course, decisions: decided.Decisions) -> list[decided.PartDecision]:
+    """Record as decisions the manual scores a TA entered in formgrader (``Grade.manual_score``)
+    that no decision speaks for yet; the basis is the saved result the TA was looking at.
+    Saves ``decisions.json`` when anything was added; returns what was."""
+    from autograder.results.gradebook import manual_scores
+
+    added = []
+    for (student, part), score in sorted(manual_scores(course).items()):
+        entry = decisions.get(student, part)
+        if entry is not None and entry.points == score:
+            continue
+        saved = load(result_path(course, student))
+        if saved is None or not any(p.part == part for p in saved.parts):
+            continue
+        added.append(decisions.set(saved, part, score, by="formgrader",
+                                   note="scored in formgrader"))
+    if added:
+        decisions.save()
+    return added
+
+
+def with_decisions(course: Course, results: list[SubmissionResult],
+                   decisions: decided.Decisions) -> list[SubmissionResult]:
+    """The batch's results as grades of record: each with its student's decisions applied;
+    where that changes what was saved (a decision, or one no longer applying), the student's
+    results.json and feedback.html are written again."""
+    final = []
+    for result in results:
+        touched = decisions.for_student(result.student) or any(
+            part.decided or part.auto_review is not None for part in result.parts)
+        if result.status == STATUS_ERROR or not touched:  # nothing decided: as it was saved
+            final.append(result)
+            continue
+        before = result.to_gradescope()
+        decided.apply(result, decisions)
+        if result.to_gradescope() != before:
+            out = course.autograded(result.student)
+            save(result, out / RESULTS_JSON)
+            feedback_page.save(result, out / FEEDBACK_HTML)
+        final.append(result)
+    return final

@@ -1,0 +1,147 @@
+"""One grade of record (issue 27): a TA's decision, made with `review set` or entered in the
+gradebook as formgrader does, is in results.json, feedback.html, grades.csv and the gradebook
+(nbgrader export) alike, survives `autograde --force`, and is flagged, never silently dropped,
+when the part it judged changes."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from autograder.authoring.sample_cohort import VARIANTS, build_submission
+from autograder.batch.course import RESULTS_JSON, Course
+from autograder.batch.engine import BatchOptions, grade_course
+from autograder.results.decisions import DECISIONS_JSON
+from autograder.results.result import load
+from autograder.sandbox.limits import Limits
+from autograder.spec import SPEC
+
+pytestmark = pytest.mark.slow
+
+UNJUDGED, CORRECT = "s01-unjudged", "s02-correct"
+OPTIONS = BatchOptions(jobs=2, progress=False, limits=Limits(cell_timeout=5, call_timeout=3,
+                                                              notebook_timeout=30))
+
+
+def _build(root: Path) -> Course:
+    by_name = {variant.name: variant for variant in VARIANTS}
+    build_submission(root, UNJUDGED, by_name["unjudged_limitation"])
+    build_submission(root, CORRECT, by_name["correct"])
+    return Course(root, SPEC.name)
+
+
+def _review(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder", "review", "--root", str(root),
+                           *args], capture_output=True, text=True, timeout=120)
+
+
+def _grades_csv(course: Course) -> dict[str, dict[str, str]]:
+    with course.grades_csv().open(encoding="utf-8") as handle:
+        return {row["student"]: row for row in csv.DictReader(handle)}
+
+
+def _nbgrader_export(root: Path) -> dict[str, float]:
+    out = root / "export.csv"
+    subprocess.run([sys.executable, "-m", "nbgrader", "export", f"--CourseDirectory.root={root}",
+                    "--to", str(out), "--log-level=ERROR"], check=True, capture_output=True,
+                   timeout=120)
+    with out.open(encoding="utf-8") as handle:
+        return {row["student_id"]: float(row["score"]) for row in csv.DictReader(handle)}
+
+
+def _everywhere(course: Course, student: str) -> dict[str, float]:
+    result = load(course.autograded(student) / RESULTS_JSON)
+    assert result is not None
+    return {
+        "results.json": result.score,
+        "grades.csv": float(_grades_csv(course)[student]["total"]),
+        "nbgrader export": _nbgrader_export(course.root)[student],
+    }
+
+
+def _set_manual_score_as_formgrader_does(root: Path, student: str, part: str, score: float):
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        grade = gradebook.find_grade(SPEC.part(part).grade_cell, SPEC.name, SPEC.name, student)
+        grade.manual_score = score
+        grade.needs_manual_grade = False
+        gradebook.db.commit()
+
+
+def test_a_decision_is_the_grade_everywhere_and_survives_a_forced_regrade(tmp_path):
+    course = _build(tmp_path / "course")
+    grade_course(course, options=OPTIONS)
+    before = load(course.autograded(UNJUDGED) / RESULTS_JSON)
+    assert before.part("limitation").needs_review and before.needs_review
+
+    listed = _review(course.root, "list")
+    assert listed.returncode == 0, listed.stderr
+    assert UNJUDGED in listed.stdout and "limitation" in listed.stdout
+    assert "out of its depth" in listed.stdout  # the text a person must read
+    assert CORRECT not in listed.stdout
+
+    decided = _review(course.root, "set", UNJUDGED, "limitation", "7", "--note", "fair point",
+                      "--by", "ta-ann")
+    assert decided.returncode == 0, decided.stderr
+    want = before.score - before.part("limitation").points + 7
+    assert set(_everywhere(course, UNJUDGED).values()) == {want}
+    after = load(course.autograded(UNJUDGED) / RESULTS_JSON)
+    assert not after.needs_review and after.part("limitation").auto_points == 4
+    page = (course.autograded(UNJUDGED) / "feedback.html").read_text(encoding="utf-8")
+    assert "scored 7 by ta-ann" in page and "fair point" in page
+    assert _grades_csv(course)[UNJUDGED]["needs_review"] == "no"
+
+    grade_course(course, options=replace(OPTIONS, force=True))
+    assert set(_everywhere(course, UNJUDGED).values()) == {want}
+    assert not load(course.autograded(UNJUDGED) / RESULTS_JSON).needs_review
+
+    cleared = _review(course.root, "clear", UNJUDGED, "limitation")
+    assert cleared.returncode == 0, cleared.stderr
+    assert set(_everywhere(course, UNJUDGED).values()) == {before.score}
+    assert load(course.autograded(UNJUDGED) / RESULTS_JSON).needs_review
+
+
+def test_a_formgrader_score_is_read_in_and_a_changed_part_is_flagged_not_dropped(tmp_path):
+    course = _build(tmp_path / "course")
+    grade_course(course, options=OPTIONS)
+    _set_manual_score_as_formgrader_does(course.root, UNJUDGED, "limitation", 6)
+
+    grade_course(course, options=OPTIONS)  # nothing to regrade: the decision is read in
+    decisions = json.loads((course.root / DECISIONS_JSON).read_text())["parts"]
+    assert [(d["student"], d["part"], d["points"], d["by"]) for d in decisions] == [
+        (UNJUDGED, "limitation", 6.0, "formgrader")]
+    scores = _everywhere(course, UNJUDGED)
+    assert len(set(scores.values())) == 1, scores
+
+    # The student's evidence file changes (a resubmission): the decision judged another text.
+    evidence = course.submitted(UNJUDGED) / SPEC.evidence_file
+    data = json.loads(evidence.read_text())
+    data["limitation"] += " It also cannot say when it is unsure."
+    evidence.write_text(json.dumps(data, indent=2))
+    grade_course(course, options=OPTIONS)
+    result = load(course.autograded(UNJUDGED) / RESULTS_JSON)
+    part = result.part("limitation")
+    assert part.needs_review and result.needs_review
+    assert part.decided.startswith("not applied") and "scored 6 by formgrader" in part.decided
+    assert len(set(_everywhere(course, UNJUDGED).values())) == 1
+
+
+def test_review_refuses_what_it_cannot_record_in_one_line(tmp_path):
+    course = _build(tmp_path / "course")
+    nothing = _review(course.root, "list")
+    assert nothing.returncode == 2 and nothing.stderr.count("\n") == 1, nothing.stderr
+    grade_course(course, options=OPTIONS)
+    for args, words in ((("set", UNJUDGED, "limitation", "9"), "worth 0 to 8"),
+                        (("set", UNJUDGED, "nonsense", "1"), "no part 'nonsense'"),
+                        (("set", "nobody", "limitation", "1"), "no graded result for nobody"),
+                        (("clear", CORRECT, "limitation"), "no decision")):
+        refused = _review(course.root, *args)
+        assert refused.returncode == 2, (args, refused.stdout, refused.stderr)
+        assert words in refused.stderr and refused.stderr.count("\n") == 1, refused.stderr
