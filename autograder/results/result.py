@@ -96,10 +96,20 @@ class SubmissionResult:
     # Flagged for review for a reason other than its parts (ungradable, lateness, code that
     # reached out); set when decisions are first applied (autograder.results.decisions).
     review_apart: bool | None = None
+    # The course's late policy in words ("" = none) and the points it took off the parts'
+    # total (autograder.results.late_policy): the score of record is after it.
+    late_policy: str = ""
+    late_penalty: float = 0.0
+
+    @property
+    def parts_score(self) -> float:
+        """The parts' points, before any late penalty."""
+        return round(sum(part.points for part in self.parts), 6)
 
     @property
     def score(self) -> float:
-        return round(sum(part.points for part in self.parts), 6)
+        """The total of record: the parts' points less the late penalty."""
+        return round(max(0.0, self.parts_score - self.late_penalty), 6)
 
     @property
     def max_score(self) -> float:
@@ -121,6 +131,8 @@ class SubmissionResult:
     def to_gradescope(self) -> dict[str, Any]:
         """Gradescope's results.json; our own fields go in ``extra_data``."""
         summary = f"{self.score:g} / {self.max_score:g}"
+        if self.late_penalty:
+            summary += f" (late penalty −{self.late_penalty:g}: {self.late_policy})"
         if self.reason:
             summary += f" — {self.reason}"
         return {
@@ -162,6 +174,8 @@ class SubmissionResult:
                 "cohort": self.cohort,
                 "graded_on": self.graded_on,
                 "review_apart": self.review_apart,
+                "late_policy": self.late_policy,
+                "late_penalty": self.late_penalty,
             },
         }
 
@@ -203,6 +217,8 @@ class SubmissionResult:
             cohort=extra.get("cohort", ""),
             graded_on=extra.get("graded_on", ""),
             review_apart=extra.get("review_apart"),
+            late_policy=extra.get("late_policy", ""),
+            late_penalty=float(extra.get("late_penalty", 0.0)),
         )
 
 
