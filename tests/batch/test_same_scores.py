@@ -9,7 +9,13 @@ softmax returns zeros whatever its scores, no longer carries anything forward in
 functions built on it (75 -> 54): a constant block's callers give constants too.
 Re-recorded again for issue 26's property checks (a read-only or float32 check tests only
 its property, values are charged in the checks about values): three students with one value
-bug each keep the property points they had lost to it (81 -> 83, 95 -> 96, 96 -> 97)."""
+bug each keep the property points they had lost to it (81 -> 83, 95 -> 96, 96 -> 97).
+Re-recorded for the rest of issue 26, where three grades changed on purpose: the looping
+student's stable_softmax is charged once (51 -> 87: the four functions built on it and the
+evidence are graded with the grader standing in for it); the wrong-axis softmax's NaN
+travels in the evidence file and is carried forward (83 -> 92); the monkeypatching
+student's softmax of zeros everywhere is no longer diagnosed `all_masked_zeros` (54, same
+points)."""
 
 from __future__ import annotations
 
