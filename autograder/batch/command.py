@@ -16,6 +16,12 @@ instead: dask-local[:N] (N worker processes here), tcp://HOST:PORT (a scheduler 
 is already running) or slurm (the [cluster] table of cohorts.toml); the submissions
 travel with the tasks and results are written here, as with the pool.
 
+The root remembers its cohort and due date (course.json, written by `cohort release` or
+the first run given --due/--cohort); every later run in it uses them when not given, so a
+late submission stays late through --student and --force. --due replaces the remembered
+date (and says so), --no-due clears it: then lateness is not judged (late = unknown).
+One run per course root at a time: a second one refuses with one line.
+
 examples:
   python -m autograder autograde h2_attention
   python -m autograder autograde h2_attention --root ~/courses/dl-2026-fall-a --jobs 4
@@ -30,6 +36,7 @@ import math
 import os
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -40,6 +47,8 @@ from typing import TYPE_CHECKING, NoReturn
 from autograder.batch.cluster.choice import SLURM, ClusterError, parse_cluster
 from autograder.batch.course import Course, parse_time
 from autograder.batch.options import BatchOptions, launch_sandbox
+from autograder.batch.root_lock import RootBusy, hold
+from autograder.batch.root_settings import RootSettingsError, remember
 from autograder.batch.workdir import current_folder_problem
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.zygote import discard
@@ -187,7 +196,9 @@ def options_from(args: argparse.Namespace) -> BatchOptions:
 
 def summary_line(summary: BatchSummary) -> str:
     """One line whose counts add up: every submission is graded, ungradable or a grader
-    error; separately, how many were assessed now and how many were kept unchanged."""
+    error; separately, how many were assessed now and how many were kept unchanged; then
+    how many are late against which due date (or that lateness was not judged), and the
+    cohort, so a run given neither can never pass for one that judged lateness."""
     from autograder.results.result import STATUS_ERROR, STATUS_GRADED, STATUS_UNGRADABLE
 
     total = len(summary.results)
@@ -201,8 +212,29 @@ def summary_line(summary: BatchSummary) -> str:
         f"{errors} grader error{'' if errors == 1 else 's'} "
         f"({len(summary.graded)} assessed in this run, "
         f"{len(summary.skipped)} unchanged since the last run); "
-        f"mean {mean:.1f}/{out_of:g} (grader errors left out); {summary.seconds:.1f} s"
+        f"mean {mean:.1f}/{out_of:g} (grader errors left out); {lateness_words(summary)}; "
+        f"{'cohort ' + summary.cohort if summary.cohort else 'no cohort'}; "
+        f"{summary.seconds:.1f} s"
     )
+
+
+def lateness_words(summary: BatchSummary) -> str:
+    """``2 late, 1 unknown (due 2026-12-14 23:59:00 UTC)``, or that nothing was judged."""
+    from autograder.batch.lateness import NOT_JUDGED
+
+    if not summary.due:
+        return NOT_JUDGED
+    late = sum(r.late for r in summary.results)
+    unknown = sum(r.late_unknown for r in summary.results)
+    return f"{late} late" + (f", {unknown} unknown" if unknown else "") + f" (due {summary.due})"
+
+
+def interrupted_line(force: bool) -> str:
+    """What to do after Ctrl-C: the same command resumes, unless it was --force (which
+    would regrade everything again)."""
+    again = ("run it again without --force to resume (with --force it starts over)" if force
+             else "run the same command again to resume")
+    return f"interrupted: what was already graded is kept; {again}"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -220,14 +252,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--student", action="append", metavar="ID", help="grade only this student (repeatable)"
     )
-    parser.add_argument("--cohort", help="cohort the evidence inputs were derived from")
-    parser.add_argument(
+    parser.add_argument("--cohort", help="cohort the evidence inputs were derived from "
+                        "(remembered in the root's course.json; default: the remembered one)")
+    due = parser.add_mutually_exclusive_group()
+    due.add_argument(
         "--due",
         type=due_date,
         metavar="TIME",
         help="due date with its zone, e.g. '2026-12-14 23:59 UTC' or '2026-12-15T00:59+01:00': "
-        "later submissions are flagged late (never penalised); a changed due date regrades",
+        "later submissions are flagged late (never penalised); a changed due date regrades. "
+        "Remembered in the root's course.json (default: the remembered one)",
     )
+    due.add_argument("--no-due", action="store_true",
+                     help="forget the remembered due date: lateness is not judged (late = "
+                     "unknown) until --due gives one")
     add_grading_options(parser)
 
 
@@ -280,12 +318,33 @@ def students_to_grade(course: Course, asked: list[str] | None) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``autograde``; Ctrl-C ends it with one line saying how to resume."""
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        print(interrupted_line(args.force), file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
     unreachable = current_folder_problem()
     if unreachable:  # before anything starts: the checks' runner would stop halfway
         print(f"error: {unreachable}", file=sys.stderr)
         return 2
     course = Course(args.root.resolve(), args.assignment)
-    options = replace(options_from(args), cohort=args.cohort, due=args.due)
+    with ExitStack() as held:
+        if course.root.is_dir():  # else students_to_grade says what is wrong with it
+            try:  # first: a second run in this root refuses before it starts anything
+                held.enter_context(hold(course.root))
+            except RootBusy as error:
+                print(f"error: {error}", file=sys.stderr)
+                return 2
+        return _grade(args, course)
+
+
+def _grade(args: argparse.Namespace, course: Course) -> int:
+    """Grade ``course`` with the root held: its remembered cohort and due date, unless given."""
+    options = options_from(args)
     sandbox = launch_sandbox(options)  # warms while the course is checked and the grader loads
     from autograder.batch.engine import grade_course
     from autograder.grading.check_points import require_consistent_spec
@@ -297,8 +356,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         require_consistent_spec()  # a SpecError: one line from autograder.cli, nothing graded
         students = students_to_grade(course, args.student)
+        settings, changes = remember(
+            course.root, course.assignment, cohort=args.cohort, due=args.due,
+            set_due=args.due is not None or args.no_due, set_cohort=args.cohort is not None)
+        for line in changes:
+            print(line, flush=True)
+        options = replace(options, cohort=settings.cohort, due=settings.due)
         summary = grade_course(course, students, options, sandbox)
-    except (UsageError, IsolationError, UidLeaseError, GradebookError, ClusterError) as error:
+    except (UsageError, IsolationError, UidLeaseError, GradebookError, ClusterError,
+            RootSettingsError, RootBusy) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     finally:

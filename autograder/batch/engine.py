@@ -13,8 +13,11 @@ the gradebook stay here, unchanged.
 
 from __future__ import annotations
 
+import csv
 import multiprocessing
 import multiprocessing.util
+import os
+import signal
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -33,6 +36,8 @@ from autograder.batch.course import (
     Course,
 )
 from autograder.batch.options import BatchOptions
+from autograder.batch.root_lock import hold
+from autograder.batch.root_settings import due_text
 from autograder.grading.submission import content_hash, load_submission
 from autograder.results import gradebook, grades_csv
 from autograder.results.decisions import Decisions
@@ -60,6 +65,8 @@ class BatchSummary:
     skipped: list[str]
     seconds: float
     csv_path: Path
+    due: str = ""  # the due date ``late`` was decided against ("" = none: not judged)
+    cohort: str = ""
 
     def count(self, status: str) -> int:
         return sum(1 for result in self.results if result.status == status)
@@ -70,11 +77,23 @@ class BatchSummary:
 _SESSION = None
 
 
+def _quiet_interrupt(signum: int, frame: object) -> None:
+    """A grading process's Ctrl-C: stop as before (a ``KeyboardInterrupt`` that unwinds the
+    sandbox worker it holds), but print nothing: the coordinator says what happened in one
+    line, and a traceback from an idle process of the pool before it helps nobody."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+    raise KeyboardInterrupt
+
+
 def _start_session(channels: list, slots: multiprocessing.Queue, options: BatchOptions) -> None:
     """Process-pool initializer (in a process forked from the warm coordinator): its own
     channel to the shared zygote and a sandbox user id of its own."""
     global _SESSION
     from autograder.grading.grade_one import GradingSession
+
+    signal.signal(signal.SIGINT, _quiet_interrupt)
     from autograder.sandbox.uids import UidLease
 
     _SESSION = GradingSession(channels[slots.get()], UidLease.acquire(), options.limits,
@@ -83,22 +102,14 @@ def _start_session(channels: list, slots: multiprocessing.Queue, options: BatchO
     multiprocessing.util.Finalize(None, _SESSION.zygote.settle, exitpriority=10)
 
 
-def due_text(due: datetime | None) -> str:
-    """The due date as saved in results.json (``2026-12-14 23:59:00 UTC``, microseconds only
-    when there are some; a time without a zone is UTC, as ``course.parse_time`` reads it),
-    or "" without one. A saved result made against another due date is regraded."""
-    if due is None:
-        return ""
-    due = (due if due.tzinfo else due.replace(tzinfo=UTC)).astimezone(UTC)
-    return f"{due:%Y-%m-%d %H:%M:%S}" + (f".{due:%f}" if due.microsecond else "") + " UTC"
-
-
 def mark_submission_time(result: SubmissionResult, folder: Path, due: datetime | None) -> None:
     """``submitted_at``, ``due``, ``late`` and where the time comes from, of ``result``: the
     submission's ``timestamp.txt`` checked against the receipt ``cohort collect`` recorded
     (``autograder.batch.lateness``). With a due date, a submission whose time is missing,
     unreadable or contradicted by its receipt is ``late: unknown`` and goes to review, with
-    the reason (both times, when they disagree)."""
+    the reason (both times, when they disagree). Without a due date ``late`` is ``unknown``
+    too, never "no" (nothing was judged), with ``lateness.NOT_JUDGED`` as the TA's reason
+    and no review."""
     if due is not None and due.tzinfo is None:
         due = due.replace(tzinfo=UTC)
     decided = lateness.decide(folder, due)
@@ -108,6 +119,8 @@ def mark_submission_time(result: SubmissionResult, folder: Path, due: datetime |
     result.late_unknown = decided.unknown
     result.time_source = decided.time_source
     result.received_at = decided.received_at
+    if due is None and lateness.NOT_JUDGED not in result.ta_notes:  # late: unknown, not "no"
+        result.ta_notes.append(lateness.NOT_JUDGED)
     if decided.note:
         result.notes.append(decided.note)
         result.reason = f"{result.reason}; {decided.note}" if result.reason else decided.note
@@ -147,17 +160,18 @@ def _error_result(student: str, assignment: str, error: BaseException) -> Submis
 
 
 def up_to_date(
-    course: Course, student: str, due: datetime | None = None
+    course: Course, student: str, due: datetime | None = None, cohort: str | None = None
 ) -> SubmissionResult | None:
-    """The saved result if the submission (``timestamp.txt`` included), the grading key and
-    the due date are unchanged since it was made: a new due date regrades, so the saved
-    ``late`` (in results.json, feedback.html and grades.csv) is never stale."""
+    """The saved result if the submission (``timestamp.txt`` included), the grading key, the
+    due date and the cohort are unchanged since it was made: a new due date regrades, so the
+    saved ``late`` (in results.json, feedback.html and grades.csv) is never stale, and a new
+    cohort regrades, since the evidence inputs derive from it."""
     saved = load(course.autograded(student) / RESULTS_JSON)
     if saved is None or saved.status == STATUS_ERROR:
         return None
     if saved.grading_key != SPEC.grading_key:
         return None
-    if saved.due != due_text(due):
+    if saved.due != due_text(due) or saved.cohort != (cohort or ""):
         return None
     if saved.submission_hash != content_hash(course.submitted(student)):
         return None
@@ -267,7 +281,8 @@ def grade_course(
     options = options or BatchOptions()
     started = time.monotonic()
     try:
-        return _grade_course(course, students, options, sandbox, started)
+        with hold(course.root):  # RootBusy: another run grades here
+            return _grade_course(course, students, options, sandbox, started)
     finally:
         if sandbox:  # unused (nothing to grade here, or an error before the pool): ended now
             from autograder.sandbox.zygote import discard
@@ -289,7 +304,8 @@ def _grade_course(
     results: dict[str, SubmissionResult] = {}
     skipped = []
     for student in students:
-        saved = None if options.force else up_to_date(course, student, options.due)
+        saved = None if options.force else up_to_date(course, student, options.due,
+                                                      options.cohort)
         if saved is not None:
             results[student] = saved
             skipped.append(student)
@@ -336,7 +352,9 @@ def _grade_course(
         bar.close()
     # The grade of record: what a person decided, applied (autograder.results.decisions).
     ordered = with_decisions(course, [results[s] for s in students if s in results], decisions)
-    grades_csv.write(ordered, course.grades_csv())  # first: a gradebook error must not lose it
+    # Every student of the root, not only this run's (--student): the others as last saved.
+    # First: a gradebook error must not lose it.
+    grades_csv.write(every_result(course, {r.student: r for r in ordered}), course.grades_csv())
     if options.write_gradebook:
         for thread in preparing:
             thread.join()
@@ -348,4 +366,29 @@ def _grade_course(
         skipped,
         time.monotonic() - started,
         course.grades_csv(),
+        due_text(options.due),
+        options.cohort or "",
     )
+
+
+def every_result(course: Course, fresh: dict[str, SubmissionResult]) -> list[SubmissionResult]:
+    """The result of every student of ``course``: ``fresh`` (this run's) first, else the one
+    saved in results.json, else a grader error the last grades.csv recorded (never saved, so
+    it is kept from there). A run for a few students (``--student``) then updates their rows
+    and keeps everybody else's, as the gradebook does."""
+    previous: dict[str, dict[str, str]] = {}
+    try:
+        with course.grades_csv().open(newline="", encoding="utf-8") as handle:
+            previous = {row.get("student", ""): row for row in csv.DictReader(handle)}
+    except (OSError, ValueError, csv.Error):
+        pass
+    out = []
+    for student in course.students():
+        result = fresh.get(student) or load(course.autograded(student) / RESULTS_JSON)
+        row = previous.get(student, {})
+        if result is None and row.get("status") == STATUS_ERROR:
+            result = internal_error_result(student, course.assignment, "")
+            result.reason = row.get("reason", "") or result.reason
+        if result is not None:
+            out.append(result)
+    return out

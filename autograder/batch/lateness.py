@@ -22,12 +22,14 @@ the time an LMS download records. The rule:
 * a receipt made for other content, or one whose time could not be established for a
   submission that came from the exchange, or a damaged receipts file: ``unknown``, review.
 
-Without a due date nothing is late and nothing goes to review, as before.
+Without a due date nothing is judged: ``late`` is ``unknown`` (never "no": a late student
+must not read as on time because a run was not given the due date), nothing goes to review,
+and the TA's reason says ``NOT_JUDGED``; ``submitted_at`` and its source are kept.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -38,6 +40,7 @@ from autograder.grading.submission import content_hash
 TOLERANCE = timedelta(minutes=2)
 SOURCE_CLAIM_ONLY = "timestamp.txt only"  # no record the student cannot write
 CHECK = "check when it was submitted"
+NOT_JUDGED = "no due date: lateness not judged"
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,13 @@ def disagreement(claim: datetime, receipt: receipts_file.Receipt) -> str:
 
 def decide(folder: Path, due: datetime | None) -> Lateness:
     """The submission's time, its source and ``late`` (see the module docstring)."""
+    decided = _decide(folder, due)
+    if due is None:  # nothing judged: unknown, never "no", and not sent to review
+        return replace(decided, late=False, unknown=True, note="")
+    return decided
+
+
+def _decide(folder: Path, due: datetime | None) -> Lateness:
     claim, problem = submission_time(folder)
     if due is not None and due.tzinfo is None:
         due = due.replace(tzinfo=UTC)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from autograder.batch.course import parse_time
+from autograder.batch.lateness import NOT_JUDGED
 from autograder.grading import misconceptions
 from autograder.results.result import (
     STATUS_ERROR,
@@ -277,7 +278,8 @@ def timings(results: Sequence[SubmissionResult]) -> list[Timing]:
     for result in results:
         submitted, due = _moment(result.submitted_at), _moment(result.due)
         hours = (submitted - due).total_seconds() / 3600 if submitted and due else None
-        note = next((n for n in result.notes if n.startswith("no submission time")), "")
+        note = next((n for n in [*result.notes, *getattr(result, "ta_notes", [])]
+                     if n.startswith(("no submission time", NOT_JUDGED))), "")
         out.append(Timing(result.student, result.submitted_at, result.due, result.late_label,
                           hours, note))
     return out

@@ -11,7 +11,7 @@ import io
 from collections.abc import Iterable
 from pathlib import Path
 
-from autograder.results.result import SubmissionResult, write_atomically
+from autograder.results.result import LATE_UNKNOWN, SubmissionResult, write_atomically
 from autograder.results.safe_text import csv_cell, safe_text
 from autograder.spec import SPEC
 from autograder.untrusted.isolation import FULL_ISOLATION
@@ -40,7 +40,8 @@ def row(result: SubmissionResult) -> dict[str, object]:
         "status": result.status,
         "total": f"{result.score:g}",
         "max_score": f"{result.max_score:g}",
-        "late": result.late_label,
+        # No due date: nothing was judged, so never "no" (a late student is not on time).
+        "late": result.late_label if result.due else LATE_UNKNOWN,
         "submitted_at": result.submitted_at,
         "time_source": result.time_source,  # what confirms submitted_at (lateness)
         "needs_review": "yes" if result.needs_review else "no",

@@ -14,6 +14,7 @@ import pytest
 
 from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, TIMESTAMP_TXT, Course
 from autograder.batch.engine import grade_course
+from autograder.batch.lateness import NOT_JUDGED
 from autograder.spec import SPEC
 
 DUE = datetime(2026, 12, 14, 23, 59, tzinfo=UTC)
@@ -93,12 +94,19 @@ def test_late_is_saved_consistently_and_follows_the_due_date(tmp_path, options, 
     assert extra["late"] is False and csv_rows(course)["b-late"]["late"] == "no"
     assert "after the due date" not in page and "on time" in page
 
-    no_due = grade_course(course, options=options)  # without a due date nothing is flagged
+    # Without a due date nothing is judged: late is unknown everywhere (never "no": b-late is
+    # not on time), nobody goes to review, and the reason says why, apart from a missing time.
+    no_due = grade_course(course, options=options)
     rows = csv_rows(course)
-    assert {row["late"] for row in rows.values()} == {"no"}
+    assert {row["late"] for row in rows.values()} == {"unknown"}
     assert {row["needs_review"] for row in rows.values()} == {"no"}
-    assert all(saved(course, s)[0]["late"] is False for s in ROSTER)
+    assert all(row["reason"] == NOT_JUDGED for row in rows.values()), rows
+    assert all(saved(course, s)[0]["late"] == "unknown" for s in ROSTER)
+    assert all(saved(course, s)[0]["due"] == "" for s in ROSTER)
+    assert "no due date was given" in saved(course, "b-late")[1]
+    assert "after the due date" not in saved(course, "b-late")[1]
     assert not any(MISSING in r.reason for r in no_due.results)
+    assert grade_course(course, options=options).graded == []  # and that result is current
 
 
 def test_a_saved_result_reads_back_late_unknown(tmp_path):

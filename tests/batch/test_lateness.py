@@ -68,8 +68,10 @@ def test_a_claim_the_record_contradicts_goes_to_review_with_both_times(tmp_path,
     assert "timestamp.txt says it was submitted at 2026-12-14 22:59:00 UTC" in decided.note
     assert f"{REACHED_EXCHANGE} at {(claim + gap):%Y-%m-%d %H:%M:%S} UTC" in decided.note
     assert words in decided.note and span(gap) in decided.note
-    # a tamper within the on-time window is reviewed all the same; without a due date, no one is
-    assert decide(course.submitted("s1"), None).unknown is False
+    # a tamper within the on-time window is reviewed all the same; without a due date nothing
+    # is judged: late is unknown (never "no"), and no one goes to review
+    undecided = decide(course.submitted("s1"), None)
+    assert (undecided.late, undecided.unknown, undecided.note) == (False, True, "")
 
 
 def test_a_claim_that_back_dates_across_the_due_date(tmp_path):

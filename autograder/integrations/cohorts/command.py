@@ -28,10 +28,12 @@ from autograder.batch.cluster.choice import ClusterError
 from autograder.batch.command import (
     add_grading_options,
     due_date,
+    interrupted_line,
     one_line_errors,
     options_from,
     summary_line,
 )
+from autograder.batch.root_lock import RootBusy
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import (
     CONFIG,
@@ -119,6 +121,17 @@ def lms_lines(cohort: Cohort, files: workflow.ExportFiles) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """One step; Ctrl-C while grading ends with one line saying how to resume."""
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        if args.step != "grade":
+            raise  # autograder.cli's line
+        print(interrupted_line(args.force), file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         if args.step == "list":
             lines = list_cohorts(args.config)
@@ -130,9 +143,9 @@ def run(args: argparse.Namespace) -> int:
         elif args.step == "collect":
             lines = workflow.collect(cohort, args.zip, args.received)
         elif args.step == "grade":
-            summary = workflow.grade(cohort, options_from(args))
-            late = sum(r.late for r in summary.results)
-            lines = [f"{summary_line(summary)}; {late} late", f"grades: {summary.csv_path}"]
+            summary = workflow.grade(cohort, options_from(args),
+                                     say=lambda line: print(line, flush=True))
+            lines = [summary_line(summary), f"grades: {summary.csv_path}"]
         elif args.step == "feedback":
             lines = [f"{len(workflow.feedback(cohort))} feedback reports in "
                      f"{cohort.root / 'feedback'}",
@@ -157,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     except (CohortConfigError, workflow.WorkflowError, IsolationError, UidLeaseError,
-            GradebookError, ClusterError) as error:
+            GradebookError, ClusterError, RootBusy) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print("\n".join(lines))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autograder.batch.course import RESULTS_JSON, Course
-from autograder.batch.lateness import CHECK, SOURCE_CLAIM_ONLY
+from autograder.batch.lateness import CHECK, NOT_JUDGED, SOURCE_CLAIM_ONLY
 from autograder.grading import misconceptions
 from autograder.report.statistics import held_back_students, misconception_counts
 from autograder.results.result import STATUS_GRADED, SubmissionResult, load, write_atomically
@@ -57,11 +57,15 @@ def render_summary(course: Course, results: list[SubmissionResult], top: int = 5
 def submission_times(results: list[SubmissionResult]) -> list[str]:
     """The lateness lines: whose time could not be confirmed (and why, both times when the
     record and timestamp.txt disagree), and how many times nothing could confirm."""
-    unknown = [r for r in results if r.late_unknown]
+    unknown = [r for r in results if r.late_unknown and r.due]
+    not_judged = sum(not r.due for r in results)
     claim_only = sum(r.time_source == SOURCE_CLAIM_ONLY for r in results)
-    if not unknown and not claim_only:
+    if not unknown and not claim_only and not not_judged:
         return []
     lines = ["", "## Submission times", ""]
+    if not_judged:
+        lines.append(f"{not_judged} graded without a due date ({NOT_JUDGED}: `late` is "
+                     "unknown; give one with `autograde --due` or in cohorts.toml).")
     if claim_only:
         lines.append(f"{claim_only} submission time{'s' if claim_only != 1 else ''} from "
                      "timestamp.txt only (the student's own file; nothing recorded when it "

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -20,6 +21,8 @@ from pathlib import Path
 from autograder.authoring import release as repo_release
 from autograder.batch.course import Course
 from autograder.batch.engine import BatchOptions, BatchSummary, grade_course
+from autograder.batch.root_lock import hold
+from autograder.batch.root_settings import RootSettingsError, remember
 from autograder.grading.submission import content_hash
 from autograder.integrations.cohorts import archives as lms_archives
 from autograder.integrations.cohorts.config import Cohort
@@ -126,6 +129,7 @@ def release(cohort: Cohort) -> list[str]:
         steps.append("release/ was stale: regenerated from source/ (" +
                      "; ".join(repo_release.regenerate()) + ")")
     prepare_root(cohort)
+    steps += remember_settings(cohort)
     nbgrader(cohort, "generate_assignment", cohort.assignment, "--force")
     if cohort.due is not None:
         set_due_date(cohort)
@@ -263,11 +267,31 @@ def collect(cohort: Cohort, archives: list[Path] | None = None,
     return steps + arrival.record(course, known, found)
 
 
-def grade(cohort: Cohort, options: BatchOptions | None = None) -> BatchSummary:
-    """``autograde`` for the cohort: its root, its cohort name (evidence inputs), its due date."""
+def remember_settings(cohort: Cohort) -> list[str]:
+    """Write the cohort's name and due date (cohorts.toml's) into its root's course.json, so
+    a plain ``autograde`` there (the TA's command, ``--student``) judges lateness as
+    ``cohort grade`` does; one line per change. ``WorkflowError`` for a damaged file."""
+    try:
+        return remember(cohort.root, cohort.assignment, cohort=cohort.name, due=cohort.due,
+                        set_due=True, set_cohort=True)[1]
+    except RootSettingsError as error:
+        raise WorkflowError(str(error)) from None
+
+
+def grade(cohort: Cohort, options: BatchOptions | None = None,
+          say: Callable[[str], None] = lambda line: None) -> BatchSummary:
+    """``autograde`` for the cohort: its root, its cohort name (evidence inputs), its due date
+    (also remembered in the root's course.json; ``say`` gets a line per change, before
+    grading starts). ``RootBusy`` when another run grades in the root."""
+    require_released(cohort)
+    with hold(cohort.root):
+        return _grade(cohort, options, say)
+
+
+def _grade(cohort: Cohort, options: BatchOptions | None, say: Callable[[str], None]
+           ) -> BatchSummary:
     from dataclasses import replace
 
-    require_released(cohort)
     released = cohort.root / "release" / cohort.assignment
     missing = repo_release.missing_parts(released)
     if missing:
@@ -276,6 +300,8 @@ def grade(cohort: Cohort, options: BatchOptions | None = None) -> BatchSummary:
     if not course.students():
         raise WorkflowError(f"no submissions in {cohort.root / 'submitted'} for cohort "
                             f"{cohort.name}: run {command('collect', cohort)} first")
+    for line in remember_settings(cohort):
+        say(line)
     options = replace(options or BatchOptions(), cohort=cohort.name, due=cohort.due)
     return grade_course(course, options=options)
 
