@@ -20,6 +20,8 @@ demo: setup
 	$(PY) -m autograder sync-solutions --check
 	$(PY) -m autograder generate-release --check
 	$(PY) -m autograder.authoring.sample_cohort $(DEMO) --cohort $(DEMO_COHORT)
+	@# --cohort and --due are remembered in $(DEMO)/course.json: a later `autograde h2_attention
+	@# --root course/demo` (plain, --student, --force) keeps the late student late.
 	$(PY) -m autograder autograde h2_attention --root $(DEMO) --force --cohort $(DEMO_COHORT) --due "$(DEMO_DUE)"
 	$(PY) -m nbgrader export --CourseDirectory.root=$(DEMO) --to $(DEMO)/nbgrader-export.csv --log-level=WARN
 	$(PY) -m autograder report h2_attention --root $(DEMO) --cohort $(DEMO_COHORT)
