@@ -151,7 +151,7 @@ def test_a_carried_forward_check_is_shown_as_such_with_its_points(note):
     assert carried, row_of(page, part.part)
     assert "Carried forward" in carried.group(1)
     said = visible_text(carried.group(1))
-    assert "3 points of this part were graded on your own earlier results" in said, said
+    assert "3 points of this part stand: the earlier bug is charged once, where it lives" in said, said
 
 
 def test_no_carried_forward_box_where_no_points_were_carried():
