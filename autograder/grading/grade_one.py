@@ -301,10 +301,14 @@ def grade_submission(
         parts=parts,
         tests=[test for score in scores for test in _tests(score)],
         notes=notes,
-        # A person looks at what could not be graded, and at code that reached outside its
-        # sandbox (the notes say which).
+        # A person looks at what could not be graded, at code that reached outside its
+        # sandbox, and at what the submission's files leave open (the notes say which).
         needs_review=(any(part.needs_review for part in parts) or status == STATUS_UNGRADABLE
-                      or REACHED_OUT_CELL in notes or REACHED_OUT_FUNCTION in notes),
+                      or REACHED_OUT_CELL in notes or REACHED_OUT_FUNCTION in notes
+                      or bool(submission.review)),
+        # Not the parts' to settle: a decision on a part leaves it for a person
+        # (autograder.results.decisions keeps a review_apart it finds set).
+        review_apart=True if submission.review else None,
         submission_hash=submission.content_hash,
         grading_key=SPEC.grading_key,
         isolation=isolation,

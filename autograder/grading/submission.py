@@ -47,6 +47,9 @@ class Submission:
     content_hash: str = ""
     fatal: str = ""  # why the notebook cannot be graded at all (student-facing)
     notes: list[str] = field(default_factory=list)  # student-facing remarks
+    # Why a person must look whatever the grade (student-facing, each also in ``notes``): e.g.
+    # a copy of the notebook beside it, which may hold the work the grader did not grade.
+    review: list[str] = field(default_factory=list)
 
     @property
     def runnable(self) -> list[str]:
@@ -68,10 +71,23 @@ def content_hash(folder: Path) -> str:
 
 
 def _find_notebook(folder: Path, submission: Submission) -> Path | None:
+    """The notebook to grade: the assignment's by name, else the only other one. Copies
+    beside it (``h2_attention-Copy1.ipynb``) may hold the real work, so they are named and
+    a person checks; with several copies and no original there is no telling which to grade."""
     expected = folder / NOTEBOOK_NAME
+    # Hidden files (macOS's ``._name.ipynb`` in a zip) are never a student's notebook.
+    others = sorted(p for p in folder.glob("*.ipynb") if p.is_file() and not p.is_symlink()
+                    and p.name != NOTEBOOK_NAME and not p.name.startswith("."))
+    names = ", ".join(repr(p.name) for p in others)
     if expected.is_file() and not expected.is_symlink():
+        if others:
+            note = (f"{NOTEBOOK_NAME!r} was graded; {names} "
+                    f"{'was' if len(others) == 1 else 'were'} submitted beside it and not graded "
+                    "(only the assignment's notebook is); a person will check which one holds "
+                    "your work")
+            submission.notes.append(note)
+            submission.review.append(note)
         return expected
-    others = sorted(p for p in folder.glob("*.ipynb") if p.is_file() and not p.is_symlink())
     if len(others) == 1:
         submission.notes.append(
             f"the notebook was named {others[0].name!r} instead of {NOTEBOOK_NAME!r}; it was graded anyway"
@@ -79,8 +95,9 @@ def _find_notebook(folder: Path, submission: Submission) -> Path | None:
         return others[0]
     if others:
         submission.fatal = (
-            f"{NOTEBOOK_NAME} was not found and several other notebooks were: "
-            f"{', '.join(p.name for p in others)}; submit the assignment's notebook under its original name"
+            f"{NOTEBOOK_NAME} was not found and several other notebooks were: {names}; none "
+            "was graded and a person will check them; submit the assignment's notebook under "
+            "its original name"
         )
     else:
         submission.fatal = f"no notebook was submitted (expected {NOTEBOOK_NAME})"
