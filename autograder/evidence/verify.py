@@ -141,7 +141,7 @@ def verify_evidence(path_or_bytes: str | os.PathLike[str] | bytes, *, student_id
             code="internal_error", part="evidence", layer="file", pointer="",
             message=(
                 f"the checker could not process this file ({type(error).__name__}); this is a "
-                "problem in the grader, not necessarily in your file: a TA will look at it"
+                "problem in the grader, not necessarily in your file: a person will check it"
             ),
             severity="review",
         )])

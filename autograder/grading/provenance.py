@@ -131,7 +131,7 @@ TITLES = {
     "parity": "the parity check",
     "intervention": "the intervention",
 }
-REVIEW = "This section scores 0 and a TA will look at it."
+REVIEW = "This section scores 0 for now; a person will check it before your grade is final."
 REMEDY = (
     "The numbers in the evidence file must be the ones your submitted functions compute: "
     "if you changed a function after saving the file, re-run the whole notebook (Kernel → "
@@ -270,7 +270,7 @@ def check_provenance(
         if finding is None and suspects:
             finding = _finding("provenance_functions_fail_checks", section, f"/{section}", (
                 f"your submitted functions reproduce {TITLES[section]}, but {_names(tuple(suspects))} "
-                f"scored 0 on the hidden checks: a TA will look at how they compute these "
+                f"scored 0 on the hidden checks: a person will look at how they compute these "
                 f"numbers. The points of this section stand until then."
             ), severity="review")
         if finding is not None:
@@ -295,7 +295,7 @@ def check_provenance(
                 f"{recorded.returned()}: the grader ran it on your evidence inputs and it does "
                 f"return {WORDS[recorded.text]} there, but no function behind {TITLES[section]} "
                 "lost points for it in its own part, so nothing carries it forward and this "
-                "section scores 0 for now. A TA will look at it."
+                "section scores 0 for now; a person will check it before your grade is final."
             ), severity="review"))
     # Error carried forward: a section recorded as an error keeps its points when the
     # functions raise that error and the function the bug lives in paid for it in its part.
