@@ -205,6 +205,8 @@ def record_per_row(course: Course, results: list[SubmissionResult]) -> None:
     book = gradebook._open(course, course.assignment)
     try:
         for res in results:
+            if res.status != STATUS_GRADED:  # no grade to write (see the export test below)
+                continue
             book.update_or_create_student(res.student)
             try:
                 submission = book.find_submission(course.assignment, res.student)
@@ -286,15 +288,15 @@ def test_record_writes_what_the_per_row_api_wrote(tmp_path):
     assert gradebook.record(batched, first) == 3
     record_per_row(per_row, first)
     assert contents(batched) == contents(per_row)
-    assert gradebook.record(batched, second) == 5
+    assert gradebook.record(batched, second) == 4  # not the ungradable s006
     record_per_row(per_row, second)
     written = contents(batched)
     assert written == contents(per_row)
 
-    assert [s[0] for s in written["student"]] == ["s001", "s002", "s003", "s004", "s006", "s007"]
+    assert [s[0] for s in written["student"]] == ["s001", "s002", "s003", "s004", "s007"]
     assert ("s007", "Ada", None, "ada@example.org", None) in written["student"]
-    assert len(written["submission"]) == 6
-    assert len(written["comment"]) == 6 * 2  # the solution cell and the task cell
+    assert len(written["submission"]) == 5
+    assert len(written["comment"]) == 5 * 2  # the solution cell and the task cell
     scores = {(g[0], g[2]): (g[3], g[6]) for g in written["grade"]}
     first_part = SPEC.parts[0]
     assert scores["s003", first_part.grade_cell] == (first_part.points - 5, 0)
@@ -302,7 +304,7 @@ def test_record_writes_what_the_per_row_api_wrote(tmp_path):
     assert scores["s003", evidence.grade_cell] == (evidence.points, 0)
     assert scores["s003", limitation.grade_cell][1] == 1
     assert scores["s002", limitation.grade_cell] == (limitation.points, 0)
-    assert scores["s006", limitation.grade_cell] == (None, 1)  # nbgrader's empty grade
+    assert not any(student == "s006" for student, _ in scores)  # no grade: not written
     assert scores["s001", "appendix_grade"] == (None, 1)
 
 
@@ -374,3 +376,59 @@ def test_a_locked_gradebook_is_one_clear_error_and_nothing_is_written(course):
     assert gradebook.record(course, batch) == 2
     with sqlite3.connect(course.root / "gradebook.db") as db:
         assert db.execute("SELECT SUM(auto_score) FROM grade").fetchone() == (199,)
+
+
+# --- an ungradable submission has no grade ---------------------------------------------------
+
+def ungradable(student: str) -> SubmissionResult:
+    """What ``grade_submission`` gives a broken notebook: code parts 0, the evidence graded."""
+    parts = [PartResult(p.name, 0 if p.name in SPEC.function_points else p.points, p.points,
+                        ["no notebook was submitted"], needs_review=p.name == "evidence")
+             for p in SPEC.parts]
+    return SubmissionResult(student=student, assignment=SPEC.name, status="ungradable",
+                            reason="no notebook was submitted", parts=parts, needs_review=True)
+
+
+def nbgrader_export(course: Course) -> dict[str, dict[str, str]]:
+    """`nbgrader export`'s rows (the real CLI, as `make demo` runs it), by student."""
+    export = course.root / "nbgrader-export.csv"
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "export", f"--CourseDirectory.root={course.root}",
+         "--to", str(export), "--log-level=WARN"],
+        cwd=course.root, env=nbgrader_env(), capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return {row["student_id"]: row for row in csv.DictReader(export.open(encoding="utf-8"))}
+
+
+@pytest.mark.slow
+def test_an_ungradable_student_has_no_score_in_nbgrader_export(course):
+    """`nbgrader export` writes every student of the gradebook, and 0 for a submission
+    whose grades are empty as for a missing one: an ungradable submission is not written,
+    one written before it (graded, then resubmitted broken) is removed with the student the
+    grader made, and a student the instructor put in the gradebook keeps their row as
+    nbgrader shows anyone without a submission (no timestamp)."""
+    from nbgrader.api import Gradebook
+
+    gradebook._open(course, course.assignment).close()
+    with Gradebook(course.db_url) as book:
+        book.add_student("s004", first_name="Ada", email="ada@example.org")
+    graded = [result("s001"), result("s002", lose=2), result("s004", lose=1)]
+    assert gradebook.record(course, graded) == 3
+    assert set(nbgrader_export(course)) == {"s001", "s002", "s004"}
+
+    # s002 and s004 resubmitted broken notebooks, s003 submitted one; s001 is unchanged
+    assert gradebook.record(course, [result("s001"), ungradable("s002"), ungradable("s003"),
+                                     ungradable("s004")]) == 1
+    rows = nbgrader_export(course)
+    assert set(rows) == {"s001", "s004"}  # no s002, no s003: neither has a number
+    assert float(rows["s001"]["score"]) == 100.0
+    assert rows["s004"]["timestamp"] == "" and rows["s004"]["first_name"] == "Ada"
+    written = contents(course)
+    assert [s[0] for s in written["submission"]] == [SPEC.name]  # s001's alone
+    assert {g[0] for g in written["grade"]} == {"s001"}
+    assert [s[0] for s in written["student"]] == ["s001", "s004"]
+
+    # a run that grades s002 again (fixed) writes it back in full
+    assert gradebook.record(course, [result("s002", lose=3)]) == 1
+    assert float(nbgrader_export(course)["s002"]["score"]) == 97.0

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from autograder.batch.course import Course
 from autograder.results.nbgrader_package import light_import
-from autograder.results.result import PartResult, SubmissionResult
+from autograder.results.result import STATUS_GRADED, STATUS_UNGRADABLE, PartResult, SubmissionResult
 from autograder.spec import SPEC
 
 if TYPE_CHECKING:  # nbgrader and SQLAlchemy are imported when first used (see ``prepare``)
@@ -268,7 +268,15 @@ def _write(session: Session, assignment_name: str, notebook: str,
     }
     new = _NewRows(assignment)
     results = list(results)
-    for result in {result.student: result for result in results}.values():  # the last wins
+    latest = {result.student: result for result in results}  # the last wins
+    # Only a graded submission has a grade (the LMS files' rule, autograder.integrations.lms):
+    # nbgrader scores an empty grade 0, so an ungradable one is not written, and one written
+    # before it (a graded submission since replaced) is removed with its grader-made student.
+    _forget(session, assignment, [s for s, r in latest.items()
+                                  if r.status == STATUS_UNGRADABLE and s in submitted])
+    for result in latest.values():
+        if result.status != STATUS_GRADED:
+            continue
         scores = {cells[SPEC.part(part.part).grade_cell]: (part.points, part.needs_review)
                   for part in result.parts}
         manual = {cells[SPEC.part(part.part).grade_cell]: _manual(part, decisions, result.student)
@@ -288,7 +296,33 @@ def _write(session: Session, assignment_name: str, notebook: str,
                 if person is not _KEEP:
                     grade.manual_score = person
     new.insert(session)
-    return len(results)
+    return sum(result.status == STATUS_GRADED for result in results)
+
+
+def _forget(session: Session, assignment: Assignment, students: list[str]) -> None:
+    """Remove these students' submissions of ``assignment`` as
+    ``Gradebook.remove_submission`` does, and each student the grader made (no name, email
+    or LMS id) left with none: `nbgrader export` lists every student of the gradebook, one
+    without a submission with a 0."""
+    from nbgrader.api import Student, SubmittedAssignment
+    from sqlalchemy import func, select
+
+    if not students:
+        return
+    for submission in session.scalars(select(SubmittedAssignment).where(
+            SubmittedAssignment.assignment_id == assignment.id,
+            SubmittedAssignment.student_id.in_(students))):
+        for notebook in submission.notebooks:
+            for row in [*notebook.grades, *notebook.comments, notebook]:
+                session.delete(row)
+        session.delete(submission)
+    session.flush()
+    for student in session.scalars(select(Student).where(Student.id.in_(students))):
+        bare = not (student.first_name or student.last_name or student.email
+                    or student.lms_user_id)
+        if bare and not session.scalar(select(func.count()).select_from(SubmittedAssignment)
+                                       .where(SubmittedAssignment.student_id == student.id)):
+            session.delete(student)
 
 
 _KEEP = object()  # a manual score no decision speaks for: left as it is (read in before writing)
@@ -336,7 +370,8 @@ def manual_scores(course: Course, notebook: str | None = None) -> dict[tuple[str
 
 def record(course: Course, results: Iterable[SubmissionResult], notebook: str | None = None,
            decisions: Decisions | None = None) -> int:
-    """Store every result's part scores; returns how many submissions were written.
+    """Store every graded result's part scores (an ungradable one has none: ``_write``);
+    returns how many submissions were written.
 
     All of it is one transaction, committed at the end (rolled back on any error): nbgrader's
     ``Gradebook`` methods commit after every row, about 14 ms a submission. The rows are the

@@ -26,7 +26,7 @@ from hostile_cases import (
     student_of,
 )
 
-from autograder.results.result import STATUS_ERROR, load
+from autograder.results.result import STATUS_ERROR, STATUS_UNGRADABLE, load
 from autograder.spec import REPO, SPEC
 
 ASSIGNMENT = SPEC.name
@@ -178,6 +178,9 @@ def test_grader_files_are_unchanged_by_submissions(hostile_batch: HostileBatch) 
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
         for student, result in results.items():
             if result.status == STATUS_ERROR:
+                continue
+            if result.status == STATUS_UNGRADABLE:  # no grade: nbgrader would score it 0
+                assert student not in {s.id for s in gradebook.students}, student
                 continue
             for part in result.parts:
                 grade = gradebook.find_grade(SPEC.part(part.part).grade_cell, ASSIGNMENT, ASSIGNMENT, student)
