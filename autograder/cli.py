@@ -11,6 +11,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NoReturn
 
 from autograder.spec import SpecError  # cheap: the spec itself is loaded on first use
@@ -62,6 +63,22 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+def missing_dependency(error: ModuleNotFoundError) -> str | None:
+    """One line for a package this Python lacks (the system ``python3``, not the project's
+    environment: a TA's commonest first mistake); None for a module of our own, which is a
+    broken checkout and surfaces as it is."""
+    missing = (error.name or "").partition(".")[0]
+    if not missing or missing in ("autograder", "solutions"):
+        return None
+    venv = Path(__file__).resolve().parents[1] / ".venv"
+    if Path(sys.prefix).resolve() == venv.resolve():  # the right environment, incomplete
+        fix = "run `make setup` in the repository root to install what is missing"
+    else:
+        fix = ("run `source .venv/bin/activate` in the repository root first (no .venv there "
+               "yet: `make setup`), or use the Python you installed the grader into")
+    return f"{sys.executable} has no module {missing!r}, which the grader needs: {fix}"
+
+
 class Parser(argparse.ArgumentParser):
     """A usage mistake is one line naming it and where to look, not the usage and a line."""
 
@@ -99,6 +116,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args._module.run(args) or 0)
     except SpecError as error:
         print(f"error: {error}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as error:  # the command's modules import theirs lazily too
+        line = missing_dependency(error)
+        if line is None:
+            raise
+        print(f"error: {line}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `... | head`: the reader left; nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
