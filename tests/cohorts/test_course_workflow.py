@@ -26,7 +26,12 @@ import pytest
 
 from autograder.authoring import student_env
 from autograder.authoring.release import nbgrader_env
-from autograder.authoring.sample_cohort import VARIANTS, solved_notebook, write_evidence
+from autograder.authoring.sample_cohort import (
+    VARIANTS,
+    own_functions,
+    solved_notebook,
+    write_evidence,
+)
 from autograder.batch.engine import BatchOptions
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import get_cohort
@@ -76,7 +81,9 @@ def fill_in(folder: Path, student: str, cohort: str, *, bug: bool = False, broke
         BUG.apply(notebook, folder, student)
     text = nbformat.writes(notebook)
     (folder / NOTEBOOK).write_text(text[: len(text) // 3] if broken else text)
-    write_evidence(folder, evidence_of or student, cohort=cohort)
+    # An honest student's file comes from their own (possibly buggy) functions.
+    write_evidence(folder, evidence_of or student, cohort=cohort,
+                   functions=own_functions(notebook) if bug else None)
 
 
 def exchange_round(cohort_name: str, config: Path, home: Path, students: dict[str, dict]) -> None:
