@@ -326,3 +326,55 @@ def test_a_damaged_zip_inside_is_left_out_not_read(tmp_path):
     assert done[0].left_out == ["s001__old.zip"]
     assert sorted(os.listdir(tmp_path / "archive" / "d")) == [f"s001__{EVIDENCE}",
                                                              f"s001__{NOTEBOOK}"]
+
+
+# ------------------------------------------------------------------ files zip_collect skips
+
+
+def misnamed(student: str = "s002") -> list[tuple[str, bytes]]:
+    """Files a download holds that zip_collect does not take: nbgrader skips them with a log
+    line nobody reads (issue 27)."""
+    return [(f"{student} {NOTEBOOK}", NOTEBOOK_TEXT),  # a space, not two underscores
+            (f"{student}_{EVIDENCE}", b"{}\n"),  # one underscore
+            ("readme.txt", b"from the LMS\n"),
+            (f"{student}__notes.txt", b"mine\n"),
+            (f"__MACOSX/._{student}__{NOTEBOOK}", b"\0\5\x16\7")]
+
+
+def test_the_files_zip_collect_skips_are_named_with_why(tmp_path):
+    download = write_zip(tmp_path / "d.zip", [*honest("s001"), *misnamed()])
+    done = archives.unpack([download], tmp_path / "downloaded" / "a" / "archive", LIMITS)
+    skipped = {s.name: s.why for s in archives.not_collected(done[0], REGEXP)}
+    assert sorted(skipped) == sorted(name for name, _ in misnamed())
+    assert "lms_filename_regexp" in skipped[f"s002 {NOTEBOOK}"]
+    assert "not a notebook or JSON file" in skipped["readme.txt"]
+    lines = archives.skipped_lines(done, REGEXP)
+    assert len(lines) == 2 and all(line.startswith("not collected from d.zip, ") for line in lines)
+    assert "3 file(s)" in lines[0] and f"s002 {NOTEBOOK}" in lines[0]
+
+
+def test_many_skipped_files_are_counted_past_the_first_few(tmp_path):
+    many = [(f"file{i:03d}.txt", b"x") for i in range(25)]
+    download = write_zip(tmp_path / "d.zip", [*honest("s001"), *many])
+    done = archives.unpack([download], tmp_path / "downloaded" / "a" / "archive", LIMITS)
+    [line] = archives.skipped_lines(done, REGEXP)
+    assert "25 file(s)" in line and "file009.txt, and 15 more" in line
+    assert "file010.txt" not in line
+
+
+@pytest.mark.slow
+def test_cohort_collect_names_the_files_it_did_not_collect(released, tmp_path):
+    """The real `cohort collect --zip` and `nbgrader zip_collect`: every file it lists is
+    missing from submitted/, every other file of the download is there."""
+    config, cohort = released
+    download = write_zip(tmp_path / "moodle.zip", [*honest("s001"), *misnamed()])
+    done = cohort_cli(config, "collect", "fall-a", "--zip", str(download))
+    assert done.returncode == 0, done.stderr
+    assert submitted(cohort) == {"s001": [EVIDENCE, NOTEBOOK]}
+    lines = [line for line in done.stdout.splitlines()
+             if line.startswith("not collected from moodle.zip, ")]
+    assert len(lines) == 2, done.stdout
+    for name, _ in misnamed():
+        assert sum(name in line for line in lines) == 1, (name, lines)
+    everything = {p.name for p in (cohort.root / "submitted").rglob("*")}
+    assert not {Path(name).name for name, _ in misnamed()} & everything

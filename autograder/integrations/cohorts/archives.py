@@ -45,6 +45,10 @@ ARCHIVE_SUFFIXES = (".zip", ".gz", ".tgz", ".tar", ".bz2", ".tbz", ".tbz2", ".xz
 NBGRADER_NO_EXTRACTION = ("--ZipCollectApp.extractor_plugin=nbgrader.plugins.ExtractorPlugin",
                           "--ExtractorPlugin.zip_ext=[]")
 DRIVE = re.compile(r"^[A-Za-z]:")
+# The files zip_collect takes: FileNameCollectorPlugin.valid_ext in the cohort root's
+# nbgrader_config.py (autograder.integrations.cohorts.workflow), compared as nbgrader does.
+COLLECTED_SUFFIXES = (".ipynb", ".json")
+SHOWN = 10  # skipped files named per line; the rest are counted
 INNER_TAIL = 4 << 20  # how much of the end of a zip inside is kept to read its directory
 
 
@@ -68,6 +72,49 @@ class Download:
     archive: Path
     folder: Path  # the temporary folder, then (once all succeeded) its place in archive/
     left_out: list[str] = field(default_factory=list)  # archives inside, never unpacked
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file of a download that ``zip_collect`` does not collect, and why (for the TA)."""
+
+    name: str  # its path in the download
+    why: str
+
+
+def not_collected(download: Download, regexp: str) -> list[Skipped]:
+    """The unpacked files of ``download`` that nbgrader's ``zip_collect`` will skip, decided as
+    its ``FileNameCollectorPlugin`` decides: the suffix, then ``regexp`` matched (with at
+    least one group) against the path it copies the file to, ``extracted/<zip name>/...``
+    beside ``archive/``. It skips them with a log line nobody reads, so the TA is told."""
+    pattern = re.compile(regexp) if regexp else None
+    extracted = download.folder.parent.parent / "extracted" / download.folder.name
+    skipped = []
+    for path in sorted(p for p in download.folder.rglob("*") if p.is_file()):
+        name = path.relative_to(download.folder).as_posix()
+        if Path(name).suffix not in COLLECTED_SUFFIXES:
+            skipped.append(Skipped(name, "not a notebook or JSON file (only "
+                                   f"{' and '.join(COLLECTED_SUFFIXES)} files are collected)"))
+            continue
+        match = pattern.match(str(extracted / name)) if pattern else None
+        if not match or not match.groups():
+            skipped.append(Skipped(name, "the name does not match lms_filename_regexp in "
+                                   "cohorts.toml (by default <student id>__<file name>)"))
+    return skipped
+
+
+def skipped_lines(downloads: list[Download], regexp: str) -> list[str]:
+    """A line per download and reason, naming up to ``SHOWN`` of the files skipped."""
+    lines = []
+    for download in downloads:
+        by_why: dict[str, list[str]] = {}
+        for skipped in not_collected(download, regexp):
+            by_why.setdefault(skipped.why, []).append(skipped.name)
+        for why, names in by_why.items():
+            more = f", and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
+            lines.append(f"not collected from {download.archive.name}, {len(names)} file(s): "
+                         f"{why}: {', '.join(names[:SHOWN])}{more}")
+    return lines
 
 
 def is_archive(name: str) -> bool:

@@ -179,7 +179,7 @@ def _unpack_downloads(cohort: Cohort, archives: list[Path]) -> list[str]:
     """Unpack the downloads ourselves (within the cohort's limits) into the folder
     ``zip_collect`` reads, which then only copies: nbgrader's own extraction unpacks
     archives inside archives without limit. Returns a line per download that held archives
-    (left out, never unpacked)."""
+    (left out, never unpacked), and the files zip_collect will skip, with why."""
     archive_dir = cohort.root / "downloaded" / cohort.assignment / "archive"
     try:
         unpacked = lms_archives.unpack(archives, archive_dir, cohort.archive_limits)
@@ -187,7 +187,8 @@ def _unpack_downloads(cohort: Cohort, archives: list[Path]) -> list[str]:
         raise WorkflowError(str(error)) from None
     return [f"left out of {download.archive.name}, not unpacked (an archive inside an LMS "
             f"download never is; ask its student for the files themselves): "
-            + ", ".join(download.left_out) for download in unpacked if download.left_out]
+            + ", ".join(download.left_out) for download in unpacked if download.left_out
+            ] + lms_archives.skipped_lines(unpacked, cohort.lms_filename_regexp)
 
 
 def _inbound(cohort: Cohort) -> Path:
