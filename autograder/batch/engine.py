@@ -132,6 +132,7 @@ def _grade_and_save(
 ) -> SubmissionResult:
     from autograder.grading.grade_one import grade_submission
     from autograder.results import feedback_page as report
+    from autograder.results import graded_notebook
 
     submission = load_submission(course.submitted(student), student)
     result = grade_submission(submission, _SESSION, cohort=cohort)
@@ -139,6 +140,7 @@ def _grade_and_save(
     out = course.autograded(student)
     save(result, out / RESULTS_JSON)
     report.save(result, out / FEEDBACK_HTML)
+    graded_notebook.write(course, result, submission.notebook)  # what formgrader opens
     return result
 
 

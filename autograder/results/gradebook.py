@@ -3,6 +3,10 @@
 Each part is the ``check_<part>`` grade cell of the notebook; its ``auto_score``
 is the part's points. A part a person must read (the limitation, when the
 verifier cannot judge it) is left ``needs_manual_grade`` so formgrader lists it.
+Formgrader counts a submission as autograded only when ``SubmittedAssignment.timestamp``
+equals its ``timestamp.txt`` (``submitted_timestamp``), and opens it only with a graded
+notebook (``autograder.results.graded_notebook``); its Autograde button is turned off in the
+root's nbgrader_config.py when scores are first recorded there (``autograder.results.formgrader``).
 A batch is one transaction, all of it or nothing; writing is idempotent: re-running after
 an interruption rewrites the same values.
 """
@@ -14,9 +18,11 @@ import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.batch.course import Course
+from autograder.batch.course import TIMESTAMP_TXT, Course
 from autograder.results.nbgrader_package import light_import
 from autograder.results.result import STATUS_GRADED, STATUS_UNGRADABLE, PartResult, SubmissionResult
 from autograder.spec import SPEC
@@ -197,13 +203,15 @@ class _NewRows:
         return str(values["id"])
 
     def submission(self, student: str, scores: dict[str, tuple[float, bool]],
-                   manual: dict[str, tuple[float | None, object]]) -> None:
+                   manual: dict[str, tuple[float | None, object]],
+                   timestamp: datetime | None = None) -> None:
         """``scores``: cell id -> (points, needs review) of the parts that have a result;
-        ``manual``: cell id -> (auto score when a person decided, manual score) (``_manual``)."""
+        ``manual``: cell id -> (auto score when a person decided, manual score) (``_manual``);
+        ``timestamp``: ``submitted_timestamp``."""
         from nbgrader.api import Comment, Grade, SubmittedAssignment, SubmittedNotebook
 
         submission = self.add(SubmittedAssignment, assignment_id=self.assignment.id,
-                              student_id=student)
+                              student_id=student, timestamp=timestamp)
         for notebook in self.assignment.notebooks:
             submitted = self.add(SubmittedNotebook, assignment_id=submission,
                                  notebook_id=notebook.id)
@@ -240,9 +248,29 @@ def _no_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
+def submitted_timestamp(folder: Path) -> datetime | None:
+    """The submission's ``timestamp.txt`` exactly as nbgrader reads it (``parse_utc`` of the
+    stripped text; naive UTC), None without a readable one: formgrader shows a submission as
+    autograded, with its score, only when the gradebook's ``SubmittedAssignment.timestamp``
+    equals this (``NbGraderAPI.get_autograded_students``), as nbgrader's autograde sets it."""
+    path = folder / TIMESTAMP_TXT
+    if not path.is_file():
+        return None
+    light_import()
+    from nbgrader.utils import parse_utc
+
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return parse_utc(handle.read(10_000).strip())
+    except (OSError, ValueError, OverflowError):  # UnicodeDecodeError, dateutil's ParserError
+        return None
+
+
 def _write(session: Session, assignment_name: str, notebook: str,
-           results: Iterable[SubmissionResult], decisions: Decisions | None = None) -> int:
+           results: Iterable[SubmissionResult], decisions: Decisions | None = None,
+           timestamps: dict[str, datetime | None] | None = None) -> int:
     """Add ``results`` to the session, uncommitted; returns how many submissions they are.
+    ``timestamps``: student -> ``SubmittedAssignment.timestamp`` (None where not given).
 
     What is there is read up front, a query each (the assignment with its notebooks and cells,
     all student ids, this assignment's submissions and their grades), not a query per student;
@@ -250,14 +278,17 @@ def _write(session: Session, assignment_name: str, notebook: str,
     ``Gradebook.add_submission`` make (``_NewRows``), with the parts' grades set, and the grades
     of submissions already there are updated."""
     from nbgrader.api import Assignment, Grade, Student, SubmittedAssignment, SubmittedNotebook
-    from sqlalchemy import select
+    from sqlalchemy import select, update
 
+    timestamps = timestamps or {}
     assignment = session.scalars(select(Assignment).where(Assignment.name == assignment_name)).one()
     [cells] = [{cell.name: cell.id for cell in nb.grade_cells}
                for nb in assignment.notebooks if nb.name == notebook]
     students = set(session.scalars(select(Student.id)))
-    submitted = set(session.scalars(select(SubmittedAssignment.student_id)
-                                    .where(SubmittedAssignment.assignment_id == assignment.id)))
+    submitted = {student: (row_id, timestamp) for student, row_id, timestamp in session.execute(
+        select(SubmittedAssignment.student_id, SubmittedAssignment.id, SubmittedAssignment.timestamp)
+        .where(SubmittedAssignment.assignment_id == assignment.id))}
+    moved: list[dict] = []  # submissions whose timestamp.txt changed (a resubmission)
     grades: dict[tuple[str, str], Grade] = {  # (student, cell id) -> grade
         (student, grade.cell_id): grade
         for student, grade in session.execute(
@@ -284,10 +315,14 @@ def _write(session: Session, assignment_name: str, notebook: str,
         if result.student not in students:
             new.add(Student, id=result.student)
             students.add(result.student)
+        timestamp = timestamps.get(result.student)
         if result.student not in submitted:
-            new.submission(result.student, scores, manual)
-            submitted.add(result.student)
+            new.submission(result.student, scores, manual, timestamp)
+            submitted[result.student] = ("", timestamp)
         else:
+            row_id, before = submitted[result.student]
+            if before != timestamp and row_id:
+                moved.append({"id": row_id, "timestamp": timestamp})
             for cell_id, (points, review) in scores.items():
                 grade = grades[result.student, cell_id]
                 auto, person = manual[cell_id]
@@ -296,6 +331,8 @@ def _write(session: Session, assignment_name: str, notebook: str,
                 if person is not _KEEP:
                     grade.manual_score = person
     new.insert(session)
+    if moved:  # by primary key, one executemany
+        session.execute(update(SubmittedAssignment), moved)
     return sum(result.status == STATUS_GRADED for result in results)
 
 
@@ -375,14 +412,22 @@ def record(course: Course, results: Iterable[SubmissionResult], notebook: str | 
 
     All of it is one transaction, committed at the end (rolled back on any error): nbgrader's
     ``Gradebook`` methods commit after every row, about 14 ms a submission. The rows are the
-    ones those methods would write (``_write``), with nbgrader's own models.
+    ones those methods would write (``_write``), with nbgrader's own models. Then, for
+    formgrader: the root's nbgrader_config.py turns its Autograde button off
+    (``autograder.results.formgrader``) and a result without a current graded notebook gets one.
     """
+    from autograder.results import formgrader, graded_notebook
+
     notebook = notebook or course.assignment
+    results = list(results)
     _prepared(course)
     gradebook = _open(course, notebook)
     try:
+        timestamps = {result.student: submitted_timestamp(course.submitted(result.student))
+                      for result in results}
         with _no_cyclic_gc():
-            written = _write(gradebook.db, course.assignment, notebook, results, decisions)
+            written = _write(gradebook.db, course.assignment, notebook, results, decisions,
+                             timestamps)
             gradebook.db.commit()
     except Exception as error:
         gradebook.db.rollback()
@@ -391,6 +436,12 @@ def record(course: Course, results: Iterable[SubmissionResult], notebook: str | 
         raise
     finally:
         gradebook.close()
+    try:  # formgrader's Autograde button refuses here from now on
+        formgrader.install(course.root, course.assignment)
+    except formgrader.FormgraderConfigError as error:
+        raise GradebookError(str(error)) from None
+    if notebook == course.assignment:  # formgrader opens autograded/<s>/<a>/<notebook>.ipynb
+        graded_notebook.write_missing(course, results)
     return written
 
 

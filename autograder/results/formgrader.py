@@ -1,0 +1,101 @@
+"""Formgrader's Autograde button, on a course root we grade: it refuses, and says what to run.
+
+nbgrader's autograde (formgrader's *Autograde* button, ``POST /formgrader/api/submission/
+<assignment>/<student>/autograde``, and ``nbgrader autograde``) runs the student's notebook with
+nbgrader itself, outside any sandbox, after deleting ``autograded/<student>/<assignment>/``
+(our results.json, feedback.html and graded notebook). So every course root whose gradebook
+we write gets, in its ``nbgrader_config.py`` (which nbgrader and formgrader load from the
+course root), a block that sets nbgrader's configurable ``Autograde.exporter_class`` to an
+exporter that refuses for this assignment. nbgrader's ``Autograde.start`` builds its exporter
+before it deletes or runs anything, so nothing is touched; formgrader's answer is
+``{"success": false}`` with the reason in its log, ``nbgrader autograde`` exits 1 with it in one
+line. Other assignments of the root are left to nbgrader.
+
+The block is self-contained (nbconvert and nbgrader only): it works in whatever environment
+the TA runs Jupyter from, even one without this grader installed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder.results.result import write_atomically
+
+CONFIG = "nbgrader_config.py"
+BEGIN = "# >>> h2-grader: nbgrader's autograde refuses here (keep this block) >>>"
+END = "# <<< h2-grader <<<"
+BLOCK = '''\
+{begin}
+# Written by `python -m autograder autograde`. nbgrader's autograde (formgrader's Autograde
+# button, `nbgrader autograde`) would run the students' code outside the grader's sandbox and
+# replace its results in autograded/: for {assignment} it refuses before touching anything.
+
+
+def _h2_refuse_autograde(assignment):
+    import fnmatch
+
+    from nbconvert.exporters import NotebookExporter
+    from nbgrader.converters.base import NbGraderException
+
+    class RefuseNbgraderAutograde(NotebookExporter):
+        """Autograde.start builds its exporter before it deletes or runs anything."""
+
+        def __init__(self, *args, **kwargs):
+            coursedir = getattr(kwargs.get("parent"), "coursedir", None)
+            if not fnmatch.fnmatchcase(assignment, getattr(coursedir, "assignment_id", "") or "*"):
+                super().__init__(*args, **kwargs)  # another assignment: nbgrader's as usual
+                return
+            student = getattr(coursedir, "student_id", "") or "*"
+            only = "" if student == "*" else f" --student {{student}}"
+            message = (
+                f"nbgrader's autograde is turned off for {{assignment}} in this course root: it "
+                "would run the student's code outside h2-grader's sandbox and replace its "
+                f"results; grade with: python -m autograder autograde {{assignment}} --root "
+                f"{{getattr(coursedir, 'root', '.')}}{{only}} --force"
+            )
+            log = getattr(kwargs.get("parent"), "log", None)
+            if log is not None:
+                log.error(message)
+            raise NbGraderException(message)
+
+    return RefuseNbgraderAutograde
+
+
+c = get_config()  # noqa: F821 (nbgrader provides it)
+c.Autograde.exporter_class = _h2_refuse_autograde({assignment!r})
+{end}
+'''
+
+
+def block(assignment: str) -> str:
+    """The configuration block for ``assignment``."""
+    return BLOCK.format(begin=BEGIN, end=END, assignment=assignment)
+
+
+class FormgraderConfigError(OSError):
+    """The course root's nbgrader_config.py cannot be read or written; one line for the TA."""
+
+
+def install(root: Path, assignment: str) -> bool:
+    """Make sure ``root/nbgrader_config.py`` holds the current block (appended to what is there,
+    or replacing an older version of it); returns whether the file was written."""
+    config = root / CONFIG
+    try:
+        text = config.read_text(encoding="utf-8") if config.exists() else ""
+    except (OSError, UnicodeDecodeError) as error:
+        raise FormgraderConfigError(f"cannot read {config}: {error}") from None
+    wanted = block(assignment)
+    if wanted in text:
+        return False
+    start, end = text.find(BEGIN), text.find(END)
+    if start >= 0 and end > start:  # an older block: replaced in place
+        text = text[:start] + wanted + text[end + len(END):].lstrip("\n")
+    else:
+        text = (text.rstrip("\n") + "\n\n" if text.strip() else "") + wanted
+    try:
+        write_atomically(config, text)
+    except OSError as error:
+        raise FormgraderConfigError(
+            f"cannot write {config}: {error.strerror or error} (the course root must be a "
+            "folder you can write to)") from None
+    return True

@@ -1,0 +1,221 @@
+"""Formgrader on our gradebook (issue 27): a submission shows as autograded (the gradebook's
+timestamp is timestamp.txt's, as nbgrader reads it), its grading page has a graded notebook to
+open (the student's, with our points in the check cells and nothing of the student's rendered
+as HTML), and nbgrader's own autograde refuses in every root we record, touching nothing.
+The whole flow through formgrader's HTTP API is tests/review/test_formgrader_http.py."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from types import SimpleNamespace
+
+import nbformat
+import pytest
+
+from autograder.authoring.sample_cohort import VARIANTS, build_submission, timestamp_text
+from autograder.batch.course import RESULTS_JSON, TIMESTAMP_TXT, Course
+from autograder.grading.cells import release_locked_cells
+from autograder.results import formgrader, gradebook, graded_notebook
+from autograder.results.result import (
+    STATUS_GRADED,
+    STATUS_UNGRADABLE,
+    PartResult,
+    SubmissionResult,
+    save,
+)
+from autograder.spec import SPEC
+
+VARIANT = {variant.name: variant for variant in VARIANTS}
+HOSTILE = "<script>alert('x')</script>"
+
+
+def _result(student: str, status: str = STATUS_GRADED, message: str = "") -> SubmissionResult:
+    parts = [PartResult(p.name, p.points - (1 if i == 0 else 0), p.points,
+                        [message] if message and i == 0 else [],
+                        needs_review=p.kind == "limitation") for i, p in enumerate(SPEC.parts)]
+    return SubmissionResult(student, SPEC.name, status, parts=parts)
+
+
+def _formgrader_html(notebook: Path) -> str:
+    """The grading page's notebook part, rendered as formgrader renders it."""
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.server_extensions.formgrader import handlers
+
+    exporter = HTMLExporter(template_name="formgrade",
+                            extra_template_basedirs=[handlers.template_path])
+    resources = {"assignment_id": SPEC.name, "notebook_id": SPEC.name, "submission_id": "x",
+                 "index": 0, "total": 1, "base_url": "", "student": "s", "last_name": None,
+                 "first_name": None, "notebook_path": "x"}
+    return exporter.from_filename(str(notebook), resources=resources)[0]
+
+
+def test_the_graded_notebook_carries_our_points_and_nothing_the_student_wrote_renders(tmp_path):
+    course = Course(tmp_path, SPEC.name)
+    folder = build_submission(tmp_path, "s1", VARIANT["correct"])
+    submitted = folder / SPEC.notebook
+    nb = json.loads(submitted.read_text(encoding="utf-8"))
+    checks = {cell["metadata"]["nbgrader"]["grade_id"]: cell for cell in nb["cells"]
+              if cell.get("metadata", {}).get("nbgrader", {}).get("grade")}
+    # The student edits a locked check, forges its output and another cell's, claims a grade
+    # id that is HTML, and writes markdown that is HTML and a javascript: link.
+    checks["check_causal_mask"]["source"] = "assert True  # the student's own 'check'"
+    checks["check_causal_mask"]["outputs"] = [{"output_type": "stream", "name": "stdout",
+                                              "text": "5/5 forged"}]
+    code = next(c for c in nb["cells"] if c["cell_type"] == "code" and c not in checks.values())
+    code["outputs"] = [{"output_type": "display_data", "metadata": {},
+                        "data": {"text/html": HOSTILE, "text/plain": "x"}}]
+    code["metadata"]["nbgrader"] = {"grade": True, "grade_id": f'x">{HOSTILE}', "points": 99}
+    nb["cells"].append({"cell_type": "markdown", "metadata": {}, "id": "evil",
+                        "source": f"{HOSTILE} [click](javascript:alert(1)) ```` inside"})
+    submitted.write_text(json.dumps(nb), encoding="utf-8")
+
+    written = graded_notebook.write(course, _result("s1", message=f"<b>{HOSTILE}</b>"))
+    assert written == course.autograded("s1") / f"{SPEC.name}.ipynb"
+    graded = nbformat.read(written, as_version=4)
+    nbformat.validate(graded)
+    marked = [cell for cell in graded.cells if "nbgrader" in cell.metadata]
+    assert [cell.metadata.nbgrader.grade_id for cell in marked] == [p.grade_cell for p in SPEC.parts]
+    locked = release_locked_cells()
+    for cell, part in zip(marked, SPEC.parts, strict=True):
+        assert cell.source == locked[part.grade_cell].source  # the release's, as nbgrader does
+        assert cell.metadata.nbgrader.points == part.points
+        [output] = cell.outputs
+        assert output.text.startswith("h2-grader (sandboxed): "), output.text
+        assert f"/{part.points:g} for {part.name}" in output.text.splitlines()[0]
+    assert "provisional" in marked[-1].outputs[0].text  # the limitation waits for a person
+    others = [cell for cell in graded.cells if cell.cell_type == "code" and cell not in marked]
+    assert others and not any(cell.outputs for cell in others)  # the student's are not shown
+
+    page = _formgrader_html(written)
+    assert "<script>alert" not in page and "javascript:" not in page.replace(
+        "[click](javascript:", "")  # the link only as text, in a block of plain text
+    assert "&lt;script&gt;alert(&#39;x&#39;)" in page or "&lt;script&gt;alert('x')" in page
+    assert "5/5 forged" not in page and "<b>" not in page
+    assert "&lt;b&gt;" in page  # our message, escaped
+    boxes = re.findall(r'class="score tabbable" id="([^"]*)"', page)  # one score box a part
+    assert boxes == [part.grade_cell for part in SPEC.parts]
+
+
+def test_a_submission_without_a_notebook_still_gets_a_box_for_every_part(tmp_path):
+    course = Course(tmp_path, SPEC.name)
+    course.submitted("s1").mkdir(parents=True)
+    result = _result("s1", STATUS_UNGRADABLE)
+    result.reason = "no notebook was submitted (expected h2_attention.ipynb)"
+    graded = nbformat.read(graded_notebook.write(course, result), as_version=4)
+    nbformat.validate(graded)
+    assert result.reason in graded.cells[1].outputs[0].text
+    marked = [cell for cell in graded.cells if "nbgrader" in cell.metadata]
+    assert len(marked) == len(SPEC.parts)
+    assert all(cell.source.startswith(graded_notebook.MISSING_SOURCE) for cell in marked)
+
+
+def test_the_text_to_judge_is_the_evidence_files(tmp_path):
+    course = Course(tmp_path, SPEC.name)
+    build_submission(tmp_path, "s1", VARIANT["unjudged_limitation"])
+    graded = nbformat.read(graded_notebook.write(course, _result("s1")), as_version=4)
+    limitation = next(cell for cell in graded.cells
+                      if cell.metadata.get("nbgrader", {}).get("grade_id") == "check_limitation")
+    assert "Text to judge" in limitation.outputs[0].text
+    assert "out of its depth" in limitation.outputs[0].text
+
+
+def _nbgrader_autograded(root: Path) -> set[str]:
+    """Who formgrader shows as autograded: nbgrader's own rule."""
+    from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
+    coursedir = CourseDirectory(root=str(root))
+    return NbGraderAPI(coursedir).get_autograded_students(SPEC.name)
+
+
+def test_record_sets_the_timestamp_formgrader_compares_and_writes_what_it_opens(tmp_path):
+    course = Course(tmp_path, SPEC.name)
+    for student in ("s1", "s2"):
+        course.submitted(student).mkdir(parents=True)
+        save(_result(student), course.autograded(student) / RESULTS_JSON)
+    stamp = course.submitted("s1") / TIMESTAMP_TXT
+    stamp.write_text(timestamp_text(datetime(2026, 12, 1, 9, 30, 1, 250000, tzinfo=UTC)) + "\n")
+    # s2 has no timestamp.txt: nbgrader compares None with None.
+
+    gradebook.record(course, [_result("s1"), _result("s2")])
+    assert _nbgrader_autograded(tmp_path) == {"s1", "s2"}
+    for student in ("s1", "s2"):  # written for a root graded before (no notebook yet)
+        assert graded_notebook.path(course, student).is_file()
+    assert formgrader.block(SPEC.name) in (tmp_path / "nbgrader_config.py").read_text()
+
+    stamp.write_text("2026-12-02 08:00:00.000001 UTC\n")  # a resubmission, not graded yet
+    assert _nbgrader_autograded(tmp_path) == {"s2"}
+    gradebook.record(course, [_result("s1")])
+    assert _nbgrader_autograded(tmp_path) == {"s1", "s2"}
+    assert gradebook.submitted_timestamp(course.submitted("s1")) == datetime(2026, 12, 2, 8, 0, 0, 1)
+    stamp.write_text("not a time\n")
+    assert gradebook.submitted_timestamp(course.submitted("s1")) is None
+
+
+def test_the_config_block_is_added_once_kept_beside_the_roots_own_and_upgraded(tmp_path):
+    config = tmp_path / "nbgrader_config.py"
+    assert formgrader.install(tmp_path, SPEC.name)
+    assert not formgrader.install(tmp_path, SPEC.name)
+    config.write_text("c = get_config()\nc.CourseDirectory.course_id = 'dl'\n")  # a cohort's
+    assert formgrader.install(tmp_path, SPEC.name)
+    text = config.read_text()
+    assert text.startswith("c = get_config()\nc.CourseDirectory.course_id = 'dl'\n")
+    assert text.count(formgrader.BEGIN) == 1
+    config.write_text(text.replace("turned off", "switched off") + "# after\n")  # an old block
+    assert formgrader.install(tmp_path, SPEC.name)
+    text = config.read_text()
+    assert text.count(formgrader.BEGIN) == 1 and "switched off" not in text
+    assert text.endswith("# after\n") and "course_id = 'dl'" in text
+
+
+def _refusing_exporter() -> type:
+    """The exporter class the block configures, as nbgrader's config loader would run it."""
+    from traitlets.config import Config
+
+    config = Config()
+    exec(compile(formgrader.block(SPEC.name), "nbgrader_config.py", "exec"),  # noqa: S102
+         {"get_config": lambda: config})
+    return config.Autograde.exporter_class
+
+
+@pytest.mark.parametrize("assignment, refused", [(SPEC.name, True), ("*", True),
+                                                 ("other_assignment", False)])
+def test_the_exporter_refuses_for_this_assignment_only(assignment, refused, tmp_path):
+    from nbgrader.converters.base import NbGraderException
+    from traitlets.config import LoggingConfigurable
+
+    parent = LoggingConfigurable()  # nbgrader's Autograde converter, as far as it is used
+    parent.coursedir = SimpleNamespace(assignment_id=assignment, student_id="s1",
+                                       root=str(tmp_path))
+    exporter = _refusing_exporter()
+    if not refused:
+        exporter(parent=parent)  # nbgrader's NotebookExporter, as usual
+        return
+    with pytest.raises(NbGraderException) as raised:
+        exporter(parent=parent)
+    message = str(raised.value)
+    assert "\n" not in message and "sandbox" in message
+    assert f"python -m autograder autograde {SPEC.name} --root {tmp_path} --student s1" in message
+
+
+@pytest.mark.slow
+def test_nbgrader_autograde_refuses_in_a_recorded_root_and_touches_nothing(tmp_path):
+    """The real `nbgrader autograde` (formgrader's button runs the same converter)."""
+    course = Course(tmp_path, SPEC.name)
+    build_submission(tmp_path, "s1", VARIANT["correct"])
+    save(_result("s1"), course.autograded("s1") / RESULTS_JSON)
+    gradebook.record(course, [_result("s1")])
+    before = {p.name: p.read_bytes() for p in course.autograded("s1").iterdir()}
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", SPEC.name,
+                           "--student", "s1", "--force"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 1
+    said = [line for line in done.stderr.splitlines() if "turned off" in line]
+    assert len(said) == 1 and "python -m autograder autograde" in said[0], done.stderr
+    assert "Traceback" not in done.stderr
+    assert {p.name: p.read_bytes() for p in course.autograded("s1").iterdir()} == before
