@@ -63,8 +63,8 @@ def test_the_graded_notebook_carries_our_points_and_nothing_the_student_wrote_re
               if cell.get("metadata", {}).get("nbgrader", {}).get("grade")}
     # The student edits a locked check, forges its output and another cell's, claims a grade
     # id that is HTML, and writes markdown that is HTML and a javascript: link.
-    checks["check_causal_mask"]["source"] = "assert True  # the student's own 'check'"
-    checks["check_causal_mask"]["outputs"] = [{"output_type": "stream", "name": "stdout",
+    checks[SPEC.part("causal_mask").grade_cell]["source"] = "assert True  # the student's own 'check'"
+    checks[SPEC.part("causal_mask").grade_cell]["outputs"] = [{"output_type": "stream", "name": "stdout",
                                               "text": "5/5 forged"}]
     code = next(c for c in nb["cells"] if c["cell_type"] == "code" and c not in checks.values())
     code["outputs"] = [{"output_type": "display_data", "metadata": {},
@@ -105,7 +105,7 @@ def test_a_submission_without_a_notebook_still_gets_a_box_for_every_part(tmp_pat
     course = Course(tmp_path, SPEC.name)
     course.submitted("s1").mkdir(parents=True)
     result = _result("s1", STATUS_UNGRADABLE)
-    result.reason = "no notebook was submitted (expected h2_attention.ipynb)"
+    result.reason = f"no notebook was submitted (expected {SPEC.notebook})"
     graded = nbformat.read(graded_notebook.write(course, result), as_version=4)
     nbformat.validate(graded)
     assert result.reason in graded.cells[1].outputs[0].text
@@ -119,7 +119,7 @@ def test_the_text_to_judge_is_the_evidence_files(tmp_path):
     build_submission(tmp_path, "s1", VARIANT["unjudged_limitation"])
     graded = nbformat.read(graded_notebook.write(course, _result("s1")), as_version=4)
     limitation = next(cell for cell in graded.cells
-                      if cell.metadata.get("nbgrader", {}).get("grade_id") == "check_limitation")
+                      if cell.metadata.get("nbgrader", {}).get("grade_id") == SPEC.part("limitation").grade_cell)
     assert "Text to judge" in limitation.outputs[0].text
     assert "out of its depth" in limitation.outputs[0].text
 

@@ -10,13 +10,14 @@ import pytest
 
 from autograder.results.late_policy import LatePolicy, LatePolicyError, apply, from_table, parse
 from autograder.results.result import STATUS_GRADED, PartResult, SubmissionResult
+from autograder.spec import SPEC
 
 DUE = datetime(2026, 12, 14, 23, 59, tzinfo=UTC)
 POLICY = LatePolicy(percent=10, per="day", cap=30, grace_minutes=15)
 
 
 def _result(points: float = 90.0, late: bool = True, unknown: bool = False) -> SubmissionResult:
-    result = SubmissionResult("s1", "h2_attention", STATUS_GRADED,
+    result = SubmissionResult("s1", SPEC.name, STATUS_GRADED,
                               parts=[PartResult("a", points, 100.0)])
     result.late, result.late_unknown = late, unknown
     return result

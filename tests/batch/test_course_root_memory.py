@@ -69,8 +69,9 @@ def test_an_explicit_due_date_replaces_it_and_no_due_clears_it(root):
     assert remember(root, ASSIGNMENT)[0].due is None
 
 
-@pytest.mark.parametrize("text", ["{not json", "[]", '{"h2_attention": {"due": "friday"}}',
-                                  '{"h2_attention": {"due": "2026-12-14 23:59"}}'])
+@pytest.mark.parametrize("text", ["{not json", "[]",
+                                  json.dumps({ASSIGNMENT: {"due": "friday"}}),
+                                  json.dumps({ASSIGNMENT: {"due": "2026-12-14 23:59"}})])
 def test_a_damaged_course_json_is_one_line(root, text):
     (root / "course.json").write_text(text)
     with pytest.raises(RootSettingsError, match="course.json"):

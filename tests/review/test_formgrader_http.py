@@ -156,7 +156,7 @@ def test_formgrader_shows_opens_and_records_our_grades_and_its_autograde_refuses
     assert "out of its depth" in page  # the text a person must judge
 
     grades = formgrader.json("GET", f"/formgrader/api/grades?submission_id={flagged['id']}")
-    [limitation] = [grade for grade in grades if grade["name"] == "check_limitation"]
+    [limitation] = [grade for grade in grades if grade["name"] == SPEC.part("limitation").grade_cell]
     assert limitation["auto_score"] == 4 and limitation["needs_manual_grade"]
     entered = formgrader.json("PUT", f"/formgrader/api/grade/{limitation['id']}",
                               {"manual_score": 7})
