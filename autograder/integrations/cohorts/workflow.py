@@ -111,6 +111,14 @@ def prepare_root(cohort: Cohort) -> None:
         root=str(cohort.root), course_id=cohort.course_id, exchange=str(cohort.exchange),
         regexp=cohort.lms_filename_regexp,
     ))
+    # Formgrader's Autograde button refuses (it would run student code outside the sandbox):
+    # written again with the config, never a window without it.
+    from autograder.results import formgrader
+
+    try:
+        formgrader.install(cohort.root, cohort.assignment)
+    except formgrader.FormgraderConfigError as error:
+        raise WorkflowError(str(error)) from None
     source = cohort.root / "source" / cohort.assignment
     shutil.rmtree(source, ignore_errors=True)
     # An evidence file left by an instructor's test run must not be released.
@@ -256,6 +264,8 @@ def collect(cohort: Cohort, archives: list[Path] | None = None,
         where = (f"no submissions in {inbound}"
                  + (" and no file in the zip matched lms_filename_regexp "
                     "(<student id>__<file name>)" if archives else " and no --zip given"))
+        if archives and left_out:  # what was skipped, and why, is what the TA needs now
+            where += " (" + "; ".join(left_out) + ")"
         raise NothingToCollect(
             f"nothing to collect for cohort {cohort.name}: {where}; students submit with "
             f"`nbgrader submit {cohort.assignment} --course={cohort.course_id}`, "
