@@ -59,6 +59,7 @@ def test_autograde_outside_the_venv_is_one_line_and_exit_2(tmp_path, python):
     line = done.stderr
     assert line.startswith("error: ") and "'tqdm'" in line
     assert "source .venv/bin/activate" in line and "make setup" in line
+    assert list(tmp_path.iterdir()) == []  # refused before anything touched the root
 
 
 def test_a_module_of_our_own_missing_is_not_taken_for_the_environment():

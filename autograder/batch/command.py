@@ -331,6 +331,7 @@ def _run(args: argparse.Namespace) -> int:
     if unreachable:  # before anything starts: the checks' runner would stop halfway
         print(f"error: {unreachable}", file=sys.stderr)
         return 2
+    _require_dependencies()  # before the root is locked: no lock file left by a wrong Python
     course = Course(args.root.resolve(), args.assignment)
     with ExitStack() as held:
         if course.root.is_dir():  # else students_to_grade says what is wrong with it
@@ -340,6 +341,17 @@ def _run(args: argparse.Namespace) -> int:
                 print(f"error: {error}", file=sys.stderr)
                 return 2
         return _grade(args, course)
+
+
+def _require_dependencies() -> None:
+    """``ModuleNotFoundError`` for the first of the grader's libraries this Python lacks
+    (``autograder.cli`` turns it into one line on activating the environment), found without
+    importing them: the zygote must start before they are imported."""
+    import importlib.util
+
+    for module in ("tqdm", "numpy", "torch", "nbgrader", "pytest", "jsonschema"):
+        if importlib.util.find_spec(module) is None:
+            raise ModuleNotFoundError(f"No module named {module!r}", name=module)
 
 
 def _grade(args: argparse.Namespace, course: Course) -> int:
