@@ -103,3 +103,15 @@ def test_top_level_mistakes_are_one_line(argv):
     done = subprocess.run([sys.executable, "-m", "autograder", *argv], cwd=REPO,
                           capture_output=True, text=True, timeout=60, check=False)
     assert "--help" in one_line_error(done)
+
+
+@pytest.mark.parametrize("command", ["autograde", "report"])
+def test_an_unknown_assignment_is_refused_with_the_known_one(command, course):
+    """`autograde h3_decoder` graded a submission folder of that name with this assignment's
+    parts (or said "collect them first"); now it names the assignment this grader knows."""
+    done = subprocess.run([sys.executable, "-m", "autograder", command, "h3_decoder",
+                           "--root", str(course)], cwd=REPO, capture_output=True, text=True,
+                          timeout=60, check=False)
+    line = one_line_error(done)
+    assert "'h3_decoder'" in line and repr(ASSIGNMENT) in line
+    assert not (course / "autograded").exists()

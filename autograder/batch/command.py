@@ -241,7 +241,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     one_line_errors(parser)
     parser.add_argument(
-        "assignment", nargs="?", default=SPEC.name, help="assignment name (default: %(default)s)"
+        "assignment", nargs="?", default=SPEC.name, choices=[SPEC.name],
+        help="assignment name (default: %(default)s; the one this grader knows)"
     )
     parser.add_argument(
         "--root",

@@ -33,7 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--root", type=Path, default=Path.cwd(),
                         help="nbgrader course root (default: the current directory)")
-    parser.add_argument("--assignment", default=SPEC.name, help="default: %(default)s")
+    parser.add_argument("--assignment", default=SPEC.name, choices=[SPEC.name],
+                        help="default: %(default)s (the one this grader knows)")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("list", help="submissions flagged for review, with why and what to read")
     chosen = actions.add_parser("set", help="record a TA's score for one part")
