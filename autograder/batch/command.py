@@ -226,7 +226,10 @@ def lateness_words(summary: BatchSummary) -> str:
         return NOT_JUDGED
     late = sum(r.late for r in summary.results)
     unknown = sum(r.late_unknown for r in summary.results)
-    return f"{late} late" + (f", {unknown} unknown" if unknown else "") + f" (due {summary.due})"
+    penalised = sum(bool(r.late_penalty) for r in summary.results)
+    policy = next((r.late_policy for r in summary.results if r.late_policy), "")
+    return (f"{late} late" + (f", {unknown} unknown" if unknown else "") + f" (due {summary.due}"
+            + (f"; {penalised} penalised: {policy}" if policy else "") + ")")
 
 
 def interrupted_line(force: bool) -> str:
@@ -261,13 +264,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=due_date,
         metavar="TIME",
         help="due date with its zone, e.g. '2026-12-14 23:59 UTC' or '2026-12-15T00:59+01:00': "
-        "later submissions are flagged late (never penalised); a changed due date regrades. "
-        "Remembered in the root's course.json (default: the remembered one)",
+        "later submissions are late (penalised only by a --late-policy); a changed due date "
+        "regrades. Remembered in the root's course.json (default: the remembered one)",
     )
     due.add_argument("--no-due", action="store_true",
                      help="forget the remembered due date: lateness is not judged (late = "
                      "unknown) until --due gives one")
+    parser.add_argument(
+        "--late-policy", type=late_policy, metavar="POLICY",
+        help="penalty for late submissions, e.g. '10%%/day, cap 50%%, grace 15m' (per started "
+        "day or hour, of the maximum), or 'none'; remembered in course.json (default: the "
+        "remembered one, or none)")
+    parser.add_argument(
+        "--extension", type=extension, action="append", metavar="STUDENT=TIME", default=[],
+        help="a student's own due date, e.g. s042='2026-12-16 23:59 UTC' (repeatable; "
+        "STUDENT=none takes it back); remembered in course.json; regrades only that student")
     add_grading_options(parser)
+
+
+def late_policy(text: str) -> object:
+    """An argparse ``type``: a late policy (``autograder.results.late_policy.parse``)."""
+    from autograder.results.late_policy import LatePolicyError, parse
+
+    try:
+        return parse(text)
+    except LatePolicyError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def extension(text: str) -> tuple[str, datetime | None]:
+    """An argparse ``type``: ``STUDENT=TIME`` (``STUDENT=none`` takes it back)."""
+    student, equals, when = text.partition("=")
+    if not equals or not student.strip():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not STUDENT=TIME (e.g. s042='2026-12-16 23:59 UTC', or s042=none)")
+    if when.strip().lower() == "none":
+        return student.strip(), None
+    return student.strip(), due_date(when)
 
 
 def due_date(text: str) -> datetime:
@@ -371,10 +404,12 @@ def _grade(args: argparse.Namespace, course: Course) -> int:
         students = students_to_grade(course, args.student)
         settings, changes = remember(
             course.root, course.assignment, cohort=args.cohort, due=args.due,
-            set_due=args.due is not None or args.no_due, set_cohort=args.cohort is not None)
+            set_due=args.due is not None or args.no_due, set_cohort=args.cohort is not None,
+            late_policy=args.late_policy, extensions=dict(args.extension))
         for line in changes:
             print(line, flush=True)
-        options = replace(options, cohort=settings.cohort, due=settings.due)
+        options = replace(options, cohort=settings.cohort, due=settings.due,
+                          late_policy=settings.late_policy, extensions=settings.extensions)
         summary = grade_course(course, students, options, sandbox)
     except (UsageError, IsolationError, UidLeaseError, GradebookError, ClusterError,
             RootSettingsError, RootBusy) as error:

@@ -247,7 +247,7 @@ def _run_pool(
                 while queue and len(running) < jobs:
                     student = queue.pop(0)
                     future = pool.submit(_grade_and_save, course, student, options.cohort,
-                                         options.due)
+                                         options.due_for(student))
                     running[future] = student
                 if not started:
                     on_started()
@@ -306,8 +306,8 @@ def _grade_course(
     results: dict[str, SubmissionResult] = {}
     skipped = []
     for student in students:
-        saved = None if options.force else up_to_date(course, student, options.due,
-                                                      options.cohort)
+        saved = None if options.force else up_to_date(course, student,
+                                                      options.due_for(student), options.cohort)
         if saved is not None:
             results[student] = saved
             skipped.append(student)
@@ -353,7 +353,9 @@ def _grade_course(
     finally:
         bar.close()
     # The grade of record: what a person decided, applied (autograder.results.decisions).
-    ordered = with_decisions(course, [results[s] for s in students if s in results], decisions)
+    # The grade of record: what a person decided and the late policy, applied once.
+    ordered = with_decisions(course, [results[s] for s in students if s in results], decisions,
+                             options.late_policy, options.due_for)
     # Every student of the root, not only this run's (--student): the others as last saved.
     # First: a gradebook error must not lose it.
     grades_csv.write(every_result(course, {r.student: r for r in ordered}), course.grades_csv())

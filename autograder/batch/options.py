@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from autograder.batch.cluster.choice import ClusterChoice
+from autograder.results.late_policy import LatePolicy
 from autograder.sandbox.limits import Limits
 
 if TYPE_CHECKING:
@@ -23,7 +24,14 @@ class BatchOptions:
     force: bool = False
     limits: Limits = field(default_factory=Limits)
     cohort: str | None = None
-    due: datetime | None = None  # submissions after it are flagged late (not penalised)
+    due: datetime | None = None  # submissions after it are late (penalised by late_policy)
+    # Per-student due dates that replace ``due`` (an extension regrades only that student).
+    extensions: dict[str, datetime] = field(default_factory=dict)
+    late_policy: LatePolicy = field(default_factory=lambda: LatePolicy())
+
+    def due_for(self, student: str) -> datetime | None:
+        """The due date that applies to ``student``: an extension's, or the course's."""
+        return self.extensions.get(student, self.due)
     isolate: bool = True
     allow_weaker: bool = False  # grade even where full isolation cannot be applied (recorded)
     progress: bool = True

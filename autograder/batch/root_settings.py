@@ -13,11 +13,12 @@ when not given. ``--due`` given explicitly replaces the stored date and says so;
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from autograder.batch.course import parse_time
+from autograder.results.late_policy import LatePolicy, LatePolicyError, from_table
 
 COURSE_JSON = "course.json"
 
@@ -28,10 +29,13 @@ class RootSettingsError(ValueError):
 
 @dataclass(frozen=True)
 class RootSettings:
-    """The cohort and due date a course root remembers for one assignment (None: none)."""
+    """The cohort and due date a course root remembers for one assignment (None: none), with
+    its late policy and the students' extensions (their own due dates)."""
 
     cohort: str | None = None
     due: datetime | None = None  # aware, UTC
+    late_policy: LatePolicy = field(default_factory=LatePolicy)
+    extensions: dict[str, datetime] = field(default_factory=dict)
 
 
 def due_text(due: datetime | None) -> str:
@@ -71,15 +75,26 @@ def load(root: Path, assignment: str) -> RootSettings:
     cohort, due = entry.get("cohort") or None, entry.get("due") or None
     if cohort is not None and not isinstance(cohort, str):
         raise RootSettingsError(f"{path(root)}: cohort {cohort!r} is not a text: {fix}")
-    if due is None:
-        return RootSettings(cohort, None)
-    if not isinstance(due, str) or not due.strip().endswith("UTC"):
-        raise RootSettingsError(f"{path(root)}: due {due!r} is not a time in UTC "
+    try:
+        policy = from_table(entry.get("late_policy") or {})
+    except LatePolicyError as error:
+        raise RootSettingsError(f"{path(root)}: {error}: {fix}") from None
+    extensions = entry.get("extensions") or {}
+    if not isinstance(extensions, dict):
+        raise RootSettingsError(f"{path(root)}: extensions is not a JSON object: {fix}")
+    return RootSettings(cohort, None if due is None else _time(root, "due", due, fix), policy,
+                        {student: _time(root, f"the extension of {student}", when, fix)
+                         for student, when in extensions.items()})
+
+
+def _time(root: Path, what: str, text: object, fix: str) -> datetime:
+    if not isinstance(text, str) or not text.strip().endswith("UTC"):
+        raise RootSettingsError(f"{path(root)}: {what} {text!r} is not a time in UTC "
                                 f"('2026-12-14 23:59:00 UTC'): {fix}")
     try:
-        return RootSettings(cohort, parse_time(due))
+        return parse_time(text)
     except (ValueError, OverflowError):
-        raise RootSettingsError(f"{path(root)}: due {due!r} is not a time: {fix}") from None
+        raise RootSettingsError(f"{path(root)}: {what} {text!r} is not a time: {fix}") from None
 
 
 def save(root: Path, assignment: str, settings: RootSettings) -> None:
@@ -89,6 +104,11 @@ def save(root: Path, assignment: str, settings: RootSettings) -> None:
 
     data = _read_all(root)
     data[assignment] = {"cohort": settings.cohort or "", "due": due_text(settings.due)}
+    if settings.late_policy.active:
+        data[assignment]["late_policy"] = asdict(settings.late_policy)
+    if settings.extensions:
+        data[assignment]["extensions"] = {student: due_text(when) for student, when
+                                          in sorted(settings.extensions.items())}
     write_atomically(path(root), json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
@@ -96,20 +116,45 @@ def shown(settings: RootSettings) -> str:
     """``due 2026-12-14 23:59:00 UTC; cohort demo-2026`` (or what is missing), for the
     summary lines every grading command prints."""
     due = f"due {due_text(settings.due)}" if settings.due else "no due date: lateness not judged"
+    if settings.due and settings.late_policy.active:
+        due += f" ({settings.late_policy.describe()})"
+    if settings.extensions:
+        due += f", {len(settings.extensions)} extension{'s' if len(settings.extensions) > 1 else ''}"
     return f"{due}; " + (f"cohort {settings.cohort}" if settings.cohort else "no cohort")
 
 
 def remember(root: Path, assignment: str, *, cohort: str | None = None,
              due: datetime | None = None, set_due: bool = False, set_cohort: bool = False,
+             late_policy: LatePolicy | None = None,
+             extensions: dict[str, datetime | None] | None = None,
+             replace_extensions: bool = False,
              ) -> tuple[RootSettings, list[str]]:
     """The settings to grade with, and one line per change written to course.json.
 
     ``set_due``: ``due`` was given (None: cleared, as ``--no-due``); otherwise the stored
-    due date stands. Likewise ``set_cohort`` and ``cohort``."""
+    due date stands. Likewise ``set_cohort`` and ``cohort``; ``late_policy`` when given.
+    ``extensions``: student -> due date (None: taken back), added to the stored ones, or
+    replacing them all with ``replace_extensions`` (cohorts.toml's list is the whole list)."""
     stored = load(root, assignment)
+    merged = {} if replace_extensions else dict(stored.extensions)
+    for student, when in (extensions or {}).items():
+        if when is None:
+            merged.pop(student, None)
+        else:
+            merged[student] = when.astimezone(UTC)
     wanted = RootSettings(cohort if set_cohort else stored.cohort,
-                          (due.astimezone(UTC) if due else None) if set_due else stored.due)
+                          (due.astimezone(UTC) if due else None) if set_due else stored.due,
+                          stored.late_policy if late_policy is None else late_policy,
+                          merged)
     lines = []
+    if wanted.late_policy != stored.late_policy:
+        lines.append(f"late policy of {assignment} in {root}: {wanted.late_policy.describe()} "
+                     f"(was {stored.late_policy.describe()}), remembered in {path(root)}")
+    for student in sorted(set(wanted.extensions) | set(stored.extensions)):
+        now, was = wanted.extensions.get(student), stored.extensions.get(student)
+        if due_text(now) != due_text(was):
+            lines.append(f"extension for {student}: due {due_text(now)}" if now else
+                         f"extension for {student} taken back (was {due_text(was)})")
     if due_text(wanted.due) != due_text(stored.due):
         was = due_text(stored.due) or "none"
         lines.append(

@@ -204,17 +204,20 @@ class _NewRows:
 
     def submission(self, student: str, scores: dict[str, tuple[float, bool]],
                    manual: dict[str, tuple[float | None, object]],
-                   timestamp: datetime | None = None) -> None:
+                   timestamp: datetime | None = None, penalty: float = 0.0) -> None:
         """``scores``: cell id -> (points, needs review) of the parts that have a result;
         ``manual``: cell id -> (auto score when a person decided, manual score) (``_manual``);
-        ``timestamp``: ``submitted_timestamp``."""
+        ``timestamp``: ``submitted_timestamp``; ``penalty``: our late penalty (nbgrader's
+        export subtracts it, as the score of record does)."""
         from nbgrader.api import Comment, Grade, SubmittedAssignment, SubmittedNotebook
 
         submission = self.add(SubmittedAssignment, assignment_id=self.assignment.id,
                               student_id=student, timestamp=timestamp)
         for notebook in self.assignment.notebooks:
             submitted = self.add(SubmittedNotebook, assignment_id=submission,
-                                 notebook_id=notebook.id)
+                                 notebook_id=notebook.id,
+                                 late_submission_penalty=penalty or None)  # nbgrader's None
+            penalty = 0.0  # once per submission (one notebook here)
             for cell in [*notebook.grade_cells, *notebook.task_cells]:
                 points, review = scores.get(cell.id, (None, True))  # nbgrader's empty grade
                 auto, person = manual.get(cell.id, (None, _KEEP))
@@ -289,6 +292,7 @@ def _write(session: Session, assignment_name: str, notebook: str,
         select(SubmittedAssignment.student_id, SubmittedAssignment.id, SubmittedAssignment.timestamp)
         .where(SubmittedAssignment.assignment_id == assignment.id))}
     moved: list[dict] = []  # submissions whose timestamp.txt changed (a resubmission)
+    penalties: dict[str, float] = {}  # student -> late penalty, for submissions already there
     grades: dict[tuple[str, str], Grade] = {  # (student, cell id) -> grade
         (student, grade.cell_id): grade
         for student, grade in session.execute(
@@ -317,12 +321,13 @@ def _write(session: Session, assignment_name: str, notebook: str,
             students.add(result.student)
         timestamp = timestamps.get(result.student)
         if result.student not in submitted:
-            new.submission(result.student, scores, manual, timestamp)
+            new.submission(result.student, scores, manual, timestamp, result.late_penalty)
             submitted[result.student] = ("", timestamp)
         else:
             row_id, before = submitted[result.student]
             if before != timestamp and row_id:
                 moved.append({"id": row_id, "timestamp": timestamp})
+            penalties[result.student] = result.late_penalty
             for cell_id, (points, review) in scores.items():
                 grade = grades[result.student, cell_id]
                 auto, person = manual[cell_id]
@@ -333,7 +338,33 @@ def _write(session: Session, assignment_name: str, notebook: str,
     new.insert(session)
     if moved:  # by primary key, one executemany
         session.execute(update(SubmittedAssignment), moved)
+    _set_penalties(session, assignment, penalties)
     return sum(result.status == STATUS_GRADED for result in results)
+
+
+def _set_penalties(session: Session, assignment: Assignment, penalties: dict[str, float]) -> None:
+    """Our late penalty on each submission's notebook (``late_submission_penalty``, which
+    ``nbgrader export`` subtracts), so its score is the score of record."""
+    from nbgrader.api import SubmittedAssignment, SubmittedNotebook
+    from sqlalchemy import select, update
+
+    if not penalties:
+        return
+    rows = session.execute(
+        select(SubmittedNotebook.id, SubmittedAssignment.student_id,
+               SubmittedNotebook.late_submission_penalty)
+        .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
+        .where(SubmittedAssignment.assignment_id == assignment.id,
+               SubmittedAssignment.student_id.in_(list(penalties)))
+        .order_by(SubmittedNotebook.id)).all()
+    first: dict[str, str] = {}
+    changes = []
+    for notebook_id, student, now in rows:
+        wanted = penalties[student] if first.setdefault(student, notebook_id) == notebook_id else 0
+        if (now or 0.0) != wanted:  # only what changed: nbgrader's own rows keep their None
+            changes.append({"id": notebook_id, "late_submission_penalty": wanted or None})
+    if changes:
+        session.execute(update(SubmittedNotebook), changes)
 
 
 def _forget(session: Session, assignment: Assignment, students: list[str]) -> None:

@@ -17,7 +17,7 @@ from autograder.spec import SPEC
 from autograder.untrusted.isolation import FULL_ISOLATION
 
 FIXED_COLUMNS = ("student", "assignment", "status", "total", "max_score")
-TRAILING_COLUMNS = ("late", "submitted_at", "time_source", "needs_review", "isolation",
+TRAILING_COLUMNS = ("late", "late_penalty", "submitted_at", "time_source", "needs_review", "isolation",
                     "reason")
 
 
@@ -42,6 +42,8 @@ def row(result: SubmissionResult) -> dict[str, object]:
         "max_score": f"{result.max_score:g}",
         # No due date: nothing was judged, so never "no" (a late student is not on time).
         "late": result.late_label if result.due else LATE_UNKNOWN,
+        # Already subtracted from total (autograder.results.late_policy); 0 when none.
+        "late_penalty": f"{result.late_penalty:g}",
         "submitted_at": result.submitted_at,
         "time_source": result.time_source,  # what confirms submitted_at (lateness)
         "needs_review": "yes" if result.needs_review else "no",

@@ -15,8 +15,10 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
-from autograder.results.result import SubmissionResult
+if TYPE_CHECKING:
+    from autograder.results.result import SubmissionResult
 
 UNITS = {"day": timedelta(days=1), "hour": timedelta(hours=1)}
 _CLAUSE = re.compile(

@@ -8,11 +8,14 @@ gradebook (``nbgrader export``, formgrader) all show the new number; ``cohort ex
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.results import decisions as decided
-from autograder.results import feedback_page, grades_csv
+from autograder.results import feedback_page, grades_csv, late_policy
+from autograder.results.late_policy import LatePolicy
 from autograder.results.result import STATUS_ERROR, SubmissionResult, load, save
 
 
@@ -63,22 +66,37 @@ def import_formgrader(course: Course, decisions: decided.Decisions) -> list[deci
 
 
 def with_decisions(course: Course, results: list[SubmissionResult],
-                   decisions: decided.Decisions) -> list[SubmissionResult]:
-    """The batch's results as grades of record: each with its student's decisions applied;
-    where that changes what was saved (a decision, or one no longer applying), the student's
-    results.json and feedback.html are written again."""
+                   decisions: decided.Decisions, policy: LatePolicy | None = None,
+                   due_for: Callable[[str], datetime | None] = lambda student: None,
+                   ) -> list[SubmissionResult]:
+    """The batch's results as grades of record: each with its student's decisions and the
+    late policy (against that student's due date) applied; where that changes what was saved
+    (a decision, one no longer applying, a penalty), the student's results.json and
+    feedback.html are written again."""
+    policy = policy or LatePolicy()
     final = []
     for result in results:
         touched = decisions.for_student(result.student) or any(
             part.decided or part.auto_review is not None for part in result.parts)
-        if result.status == STATUS_ERROR or not touched:  # nothing decided: as it was saved
-            final.append(result)
+        penalised = policy.active or result.late_penalty or result.late_policy
+        if result.status == STATUS_ERROR or not (touched or penalised):
+            final.append(result)  # nothing decided, no policy: as it was saved
             continue
         before = result.to_gradescope()
         decided.apply(result, decisions)
+        late_policy.apply(result, policy, due_for(result.student), _time(result.submitted_at))
         if result.to_gradescope() != before:
             out = course.autograded(result.student)
             save(result, out / RESULTS_JSON)
             feedback_page.save(result, out / FEEDBACK_HTML)
         final.append(result)
     return final
+
+
+def _time(text: str) -> datetime | None:
+    from autograder.batch.course import parse_time
+
+    try:
+        return parse_time(text) if text else None
+    except (ValueError, OverflowError):
+        return None

@@ -277,7 +277,7 @@ def _handle(payload: dict[str, Any], course: Course, student: str, partial: bool
     folder = course.submitted(student)
     if partial:  # some file travelled as its size only: hash the original
         result.submission_hash = content_hash(folder)
-    mark_submission_time(result, folder, options.due)  # before anything is saved
+    mark_submission_time(result, folder, options.due_for(student))  # before anything is saved
     out = course.autograded(student)
     save(result, out / RESULTS_JSON)
     report.save(result, out / FEEDBACK_HTML)

@@ -12,6 +12,7 @@ from autograder.batch.course import parse_time
 from autograder.integrations.cohorts.archives import MB, ArchiveLimits
 from autograder.integrations.lms.canvas import CanvasSettings
 from autograder.integrations.lms.moodle import MoodleSettings
+from autograder.results.late_policy import LatePolicy, LatePolicyError, from_table
 from autograder.spec import REPO, SPEC
 
 CONFIG = REPO / "cohorts.toml"
@@ -46,6 +47,10 @@ class Cohort:
     moodle: MoodleSettings = field(default_factory=lambda: MoodleSettings(SPEC.name))
     # How far `cohort collect --zip` unpacks an LMS download (cohorts.toml's zip_max_* keys).
     archive_limits: ArchiveLimits = field(default_factory=ArchiveLimits)
+    # The penalty for late work ([late_policy], course-wide or the cohort's own) and the
+    # students' own due dates ([cohorts.<name>.extensions]: student = due date).
+    late_policy: LatePolicy = field(default_factory=LatePolicy)
+    extensions: dict[str, datetime] = field(default_factory=dict)
 
     def due_text(self) -> str:
         """The due date with its zone: '2026-12-14 23:59 UTC', or as written and in UTC
@@ -151,8 +156,35 @@ def load_cohorts(path: Path = CONFIG) -> dict[str, Cohort]:
             due_as_written=due,
             **lms_settings(name, merged, Path(path)),
             archive_limits=archive_limits(name, merged, Path(path)),
+            late_policy=_late_policy(name, merged.get("late_policy", data.get("late_policy", {})),
+                                     Path(path)),
+            extensions=_extensions(name, merged.get("extensions", {}), Path(path)),
         )
     return cohorts
+
+
+def _late_policy(name: str, table: object, path: Path) -> LatePolicy:
+    """``[late_policy]`` (course-wide) or the cohort's own: percent, per, cap, grace_minutes."""
+    if not isinstance(table, dict):
+        raise CohortConfigError(f"cohort {name!r} in {path}: late_policy is not a table "
+                                "(percent, per, cap, grace_minutes)")
+    try:
+        return from_table(table)
+    except LatePolicyError as error:
+        raise CohortConfigError(f"cohort {name!r} in {path}: {error}") from None
+
+
+def _extensions(name: str, table: object, path: Path) -> dict[str, datetime]:
+    """``[cohorts.<name>.extensions]``: student id = due date (date, time and zone)."""
+    if not isinstance(table, dict):
+        raise CohortConfigError(f"cohort {name!r} in {path}: extensions is not a table of "
+                                "student = due date")
+    found = {}
+    for student, value in table.items():
+        due = parse_due(f"{name}, extension of {student}", value, path)
+        if due is not None:
+            found[str(student)] = due.astimezone(UTC)
+    return found
 
 
 def get_cohort(name: str, path: Path = CONFIG) -> Cohort:

@@ -284,7 +284,8 @@ def remember_settings(cohort: Cohort) -> list[str]:
     ``cohort grade`` does; one line per change. ``WorkflowError`` for a damaged file."""
     try:
         return remember(cohort.root, cohort.assignment, cohort=cohort.name, due=cohort.due,
-                        set_due=True, set_cohort=True)[1]
+                        set_due=True, set_cohort=True, late_policy=cohort.late_policy,
+                        extensions=dict(cohort.extensions), replace_extensions=True)[1]
     except RootSettingsError as error:
         raise WorkflowError(str(error)) from None
 
@@ -313,7 +314,8 @@ def _grade(cohort: Cohort, options: BatchOptions | None, say: Callable[[str], No
                             f"{cohort.name}: run {command('collect', cohort)} first")
     for line in remember_settings(cohort):
         say(line)
-    options = replace(options or BatchOptions(), cohort=cohort.name, due=cohort.due)
+    options = replace(options or BatchOptions(), cohort=cohort.name, due=cohort.due,
+                      late_policy=cohort.late_policy, extensions=dict(cohort.extensions))
     return grade_course(course, options=options)
 
 

@@ -1,0 +1,86 @@
+"""A late policy and extensions through the real `autograde` (issue 27): the penalty is applied
+once, to the total that results.json, feedback.html, grades.csv and nbgrader export all show;
+an extension makes its student on time and regrades that student only; both are remembered by
+the course root."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from autograder.authoring.sample_cohort import DEMO_DUE, LATE_BY, VARIANTS, build_submission
+from autograder.batch.course import RESULTS_JSON, Course
+from autograder.results.result import load
+from autograder.spec import REPO, SPEC
+
+pytestmark = pytest.mark.slow
+
+DUE = f"{DEMO_DUE:%Y-%m-%d %H:%M} UTC"
+EXTENDED = f"{DEMO_DUE + timedelta(days=3):%Y-%m-%d %H:%M} UTC"
+FAST = ["--no-progress", "--jobs", "2", "--cell-timeout", "10", "--call-timeout", "5"]
+
+
+def _autograde(root: Path, *args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "autograder", "autograde", SPEC.name, "--root",
+                           str(root), *FAST, *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def _rows(course: Course) -> dict[str, dict[str, str]]:
+    with course.grades_csv().open(encoding="utf-8") as handle:
+        return {row["student"]: row for row in csv.DictReader(handle)}
+
+
+def _export(root: Path) -> dict[str, tuple[float, float]]:
+    out = root / "export.csv"
+    subprocess.run([sys.executable, "-m", "nbgrader", "export", f"--CourseDirectory.root={root}",
+                    "--to", str(out), "--log-level=ERROR"], check=True, capture_output=True,
+                   timeout=120)
+    with out.open(encoding="utf-8") as handle:
+        return {row["student_id"]: (float(row["late_submission_penalty"]), float(row["score"]))
+                for row in csv.DictReader(handle)}
+
+
+def test_a_penalty_and_an_extension_show_everywhere_and_are_remembered(tmp_path):
+    by_name = {variant.name: variant for variant in VARIANTS}
+    root = tmp_path / "course"
+    build_submission(root, "s1-on-time", by_name["correct"], submitted_at=DEMO_DUE - LATE_BY)
+    build_submission(root, "s2-late", by_name["late"])  # 26 h late: two started days
+    build_submission(root, "s3-extended", by_name["late"])
+    course = Course(root, SPEC.name)
+
+    said = _autograde(root, "--due", DUE, "--late-policy", "10%/day, cap 50%, grace 15m",
+                      "--extension", f"s3-extended={EXTENDED}")
+    assert "late policy" in said and "extension for s3-extended" in said
+    assert "(due 2026-12-14 23:59:00 UTC; 1 penalised: 10% of the maximum" in said
+
+    late = load(course.autograded("s2-late") / RESULTS_JSON)
+    assert late.late and late.parts_score == 100 and late.late_penalty == 20 and late.score == 80
+    extended = load(course.autograded("s3-extended") / RESULTS_JSON)
+    assert not extended.late and extended.late_penalty == 0 and extended.score == 100
+    assert extended.due.startswith(EXTENDED[:16])
+    rows = _rows(course)
+    assert (rows["s2-late"]["total"], rows["s2-late"]["late_penalty"]) == ("80", "20")
+    assert (rows["s3-extended"]["late"], rows["s3-extended"]["total"]) == ("no", "100")
+    assert _export(root)["s2-late"] == (20.0, 80.0)
+    page = (course.autograded("s2-late") / "feedback.html").read_text(encoding="utf-8")
+    assert "the late penalty took 20 points off" in page and "per started day" in page
+
+    # Remembered: a plain run in the root, and --student, keep both.
+    again = _autograde(root, "--student", "s2-late", "--force")
+    assert load(course.autograded("s2-late") / RESULTS_JSON).score == 80
+    assert _rows(course)["s3-extended"]["late"] == "no"
+    assert "1 penalised: 10% of the maximum per started day late" in again
+
+    # Taking the extension back regrades that student only, who is then late and penalised.
+    taken = _autograde(root, "--extension", "s3-extended=none")
+    assert "1 assessed in this run, 2 unchanged" in taken
+    assert load(course.autograded("s3-extended") / RESULTS_JSON).score == 80
+    assert _export(root)["s3-extended"] == (20.0, 80.0)
