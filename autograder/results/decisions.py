@@ -84,9 +84,13 @@ def now_text() -> str:
 class Decisions:
     """The course root's decisions, by (student, part)."""
 
-    def __init__(self, path: Path, parts: dict[tuple[str, str], PartDecision] | None = None):
+    def __init__(self, path: Path, parts: dict[tuple[str, str], PartDecision] | None = None,
+                 history: list[dict] | None = None):
         self.path = path
         self.parts = parts or {}
+        # Every decision ever recorded or taken back, oldest first: nothing a person decided
+        # is lost, even once replaced ("set" / "clear" with who, when and why).
+        self.history = history or []
 
     @classmethod
     def load(cls, root: Path) -> Decisions:
@@ -98,16 +102,17 @@ class Decisions:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             entries = [PartDecision(**entry) for entry in data["parts"]]
+            history = list(data.get("history", []))
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise DecisionError(
                 f"cannot read the TA decisions in {path} ({error}); fix or restore the file "
                 "(it is JSON written by `python -m autograder review`) before grading") from None
-        return cls(path, {(entry.student, entry.part): entry for entry in entries})
+        return cls(path, {(entry.student, entry.part): entry for entry in entries}, history)
 
     def save(self) -> None:
         entries = [asdict(entry) for _, entry in sorted(self.parts.items())]
-        write_atomically(self.path, json.dumps({"version": VERSION, "parts": entries},
-                                               indent=2) + "\n")
+        write_atomically(self.path, json.dumps(
+            {"version": VERSION, "parts": entries, "history": self.history}, indent=2) + "\n")
 
     def get(self, student: str, part: str) -> PartDecision | None:
         return self.parts.get((student, part))
@@ -129,10 +134,20 @@ class Decisions:
         entry = PartDecision(result.student, part, float(points), by or current_user(),
                              at or now_text(), " ".join(note.split()), basis(result, found))
         self.parts[(result.student, part)] = entry
+        self.history.append({"action": "set", **asdict(entry)})
         return entry
 
-    def clear(self, student: str, part: str) -> PartDecision | None:
-        return self.parts.pop((student, part), None)
+    def clear(self, student: str, part: str, *, by: str = "") -> PartDecision | None:
+        entry = self.parts.pop((student, part), None)
+        if entry is not None:
+            self.history.append({"action": "clear", "student": student, "part": part,
+                                 "by": by or current_user(), "at": now_text(),
+                                 "was": entry.points})
+        return entry
+
+    def history_of(self, student: str) -> list[dict]:
+        """What was decided about ``student``'s parts, oldest first."""
+        return [event for event in self.history if event.get("student") == student]
 
 
 def apply(result: SubmissionResult, decisions: Decisions) -> SubmissionResult:

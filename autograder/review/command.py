@@ -2,7 +2,8 @@
 
 `review list` shows every submission flagged for review: the parts to look at, why, and
 the text a person must read (a limitation the machine could not judge). `review set`
-records a TA's score for one part, with who and why; `review clear` takes it back. A
+records a TA's score for one part, with who and why; `review clear` takes it back;
+`review history STUDENT` lists every decision ever made about a student (none is lost). A
 decision is the grade of record from then on: results.json, feedback.html, grades.csv and
 the gradebook (nbgrader export, formgrader) are rewritten at once, `cohort export` and
 `report` follow, and a regrade (even --force) keeps it while the part it judged is
@@ -46,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     cleared = actions.add_parser("clear", help="take a decision back (the machine's score stands)")
     cleared.add_argument("student")
     cleared.add_argument("part")
+    cleared.add_argument("--by", default="", help="who takes it back (default: your login name)")
+    told = actions.add_parser("history", help="every decision about one student, oldest first")
+    told.add_argument("student")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"from formgrader: {entry.student} {entry.part} {entry.describe()}")
         if args.action == "list":
             return _list(course, decisions)
+        if args.action == "history":
+            return _history(decisions, args.student)
         return _decide(course, decisions, args)
     except DecisionError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -94,6 +100,19 @@ def _list(course: Course, decisions: Decisions) -> int:
     return 0
 
 
+def _history(decisions: Decisions, student: str) -> int:
+    events = decisions.history_of(student)
+    for event in events:
+        if event["action"] == "set":
+            print(f"{event['at']}  {event['part']}: {event['points']:g} by {event['by']}"
+                  + (f": {event['note']}" if event.get("note") else ""))
+        else:
+            print(f"{event['at']}  {event['part']}: decision of {event['was']:g} taken back "
+                  f"by {event['by']}")
+    print(f"{len(events)} decision{'' if len(events) == 1 else 's'} about {student}")
+    return 0
+
+
 def _text_to_read(course: Course, student: str, part: str) -> str:
     """The limitation a person must judge, as the student wrote it (from the evidence file)."""
     spec = next((p for p in SPEC.parts if p.name == part), None)
@@ -117,7 +136,7 @@ def _decide(course: Course, decisions: Decisions, args: argparse.Namespace) -> i
         entry = decisions.set(result, args.part, args.points, by=args.by, note=args.note)
         print(f"{args.student} {args.part}: {entry.describe()}")
     else:
-        if decisions.clear(args.student, args.part) is None:
+        if decisions.clear(args.student, args.part, by=args.by) is None:
             raise DecisionError(f"no decision for {args.student} {args.part} to clear")
         _clear_manual_score(course, result, args.part)
         print(f"{args.student} {args.part}: decision cleared; the machine's score stands")

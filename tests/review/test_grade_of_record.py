@@ -107,6 +107,11 @@ def test_a_decision_is_the_grade_everywhere_and_survives_a_forced_regrade(tmp_pa
     assert set(_everywhere(course, UNJUDGED).values()) == {before.score}
     assert load(course.autograded(UNJUDGED) / RESULTS_JSON).needs_review
 
+    told = _review(course.root, "history", UNJUDGED)  # nothing decided is lost, even cleared
+    assert told.returncode == 0, told.stderr
+    assert "limitation: 7 by ta-ann: fair point" in told.stdout
+    assert "decision of 7 taken back" in told.stdout and "2 decisions about" in told.stdout
+
 
 def test_a_formgrader_score_is_read_in_and_a_changed_part_is_flagged_not_dropped(tmp_path):
     course = _build(tmp_path / "course")
