@@ -72,3 +72,14 @@ def test_a_toml_table_with_unknown_keys_or_bad_values_is_refused():
         from_table({"percent": 10, "cap": 150})
     with pytest.raises(LatePolicyError, match="'day' or 'hour'"):
         from_table({"percent": 10, "per": "week"})
+
+
+def test_the_lms_files_and_grades_csv_carry_the_total_after_the_penalty():
+    from autograder.integrations.lms.grades import split
+    from autograder.results import grades_csv
+
+    result = apply(_result(), POLICY, DUE, DUE + timedelta(days=2))
+    row = grades_csv.row(result)
+    assert (row["total"], row["late_penalty"]) == ("70", "20")
+    (grade,), _ = split([result])
+    assert grade.points == "70"
