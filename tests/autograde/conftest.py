@@ -34,6 +34,19 @@ from autograder.spec import SPEC
 ASSIGNMENT = SPEC.name
 
 
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[tuple[object, int]]:
+    """A zygote and a leased sandbox uid for the tests that drive ``SandboxStudent`` directly."""
+    from autograder.sandbox.uids import UidLease
+    from autograder.sandbox.zygote import Zygote
+
+    lease = UidLease.acquire()
+    zygote = Zygote.start()
+    yield zygote, lease.uid
+    zygote.close()
+    lease.release()
+
+
 @pytest.fixture(scope="session")
 def sibling_course() -> Iterator[Path]:
     """Another section's course root where TAs usually keep them: world-readable."""

@@ -13,8 +13,6 @@ import pytest
 
 from autograder.sandbox.client import SandboxStudent
 from autograder.sandbox.limits import Limits
-from autograder.sandbox.uids import UidLease
-from autograder.sandbox.zygote import Zygote
 from autograder.untrusted.errors import StudentError
 from autograder.untrusted.loop_watch import looping_function, stack
 
@@ -31,15 +29,6 @@ NOTEBOOK = [
     "import signal\n"
     "def deaf(x):\n    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n    while True:\n        pass\n",
 ]
-
-
-@pytest.fixture(scope="module")
-def sandbox():
-    lease = UidLease.acquire()
-    zygote = Zygote.start()
-    yield zygote, lease.uid
-    zygote.close()
-    lease.release()
 
 
 def _student(sandbox) -> SandboxStudent:

@@ -13,8 +13,6 @@ from autograder.grading.carried_forward import BUILDING_BLOCKS
 from autograder.grading.grade_one import reference_answer
 from autograder.sandbox.client import MALFORMED, SandboxStudent
 from autograder.sandbox.limits import Limits
-from autograder.sandbox.uids import UidLease
-from autograder.sandbox.zygote import Zygote
 from autograder.untrusted.errors import StudentError
 
 pytestmark = pytest.mark.slow
@@ -68,15 +66,6 @@ def attention_context(weights, V):
 '''
 RNG = np.random.default_rng(5)
 Q, K, V = RNG.standard_normal((3, 4)), RNG.standard_normal((5, 4)), RNG.standard_normal((5, 2))
-
-
-@pytest.fixture(scope="module")
-def sandbox():
-    lease = UidLease.acquire()
-    zygote = Zygote.start()
-    yield zygote, lease.uid
-    zygote.close()
-    lease.release()
 
 
 def _student(sandbox, *cells: str) -> SandboxStudent:
