@@ -150,3 +150,17 @@ def test_review_refuses_what_it_cannot_record_in_one_line(tmp_path):
         refused = _review(course.root, *args)
         assert refused.returncode == 2, (args, refused.stdout, refused.stderr)
         assert words in refused.stderr and refused.stderr.count("\n") == 1, refused.stderr
+
+
+def test_cohort_export_reads_a_formgrader_score_in_before_it_exports(tmp_path):
+    """`cohort export` right after a TA scored in formgrader (no autograde in between) wrote
+    the old total to grades.csv and the LMS files beside nbgrader export's new one."""
+    from autograder.integrations.cohorts.workflow import _read_in_formgrader
+
+    course = _build(tmp_path / "course")
+    grade_course(course, options=OPTIONS)
+    _set_manual_score_as_formgrader_does(course.root, UNJUDGED, "limitation", 8)
+    _read_in_formgrader(course)
+    scores = _everywhere(course, UNJUDGED)
+    assert len(set(scores.values())) == 1, scores
+    assert load(course.autograded(UNJUDGED) / RESULTS_JSON).part("limitation").points == 8

@@ -346,6 +346,7 @@ def export(cohort: Cohort) -> ExportFiles:
     from autograder.integrations.lms.grades import split
 
     course = require_graded(cohort)
+    _read_in_formgrader(course)  # a score entered there since: in every file below
     target = cohort.root / "nbgrader-export.csv"
     nbgrader(cohort, "export", "--to", str(target))
     results = cohort_results(course)
@@ -361,6 +362,24 @@ def export(cohort: Cohort) -> ExportFiles:
         left_out=left_out,
         to_review=sorted(r.student for r in results if r.needs_review and r.student in exported),
     )
+
+
+def _read_in_formgrader(course: Course) -> None:
+    """Scores a TA entered in formgrader since the last run become decisions, written into
+    results.json, feedback.html, grades.csv and the gradebook before anything is exported, so
+    the files of one export never show two numbers for one student."""
+    from autograder.results.decisions import DecisionError, Decisions
+    from autograder.results.result import load
+    from autograder.review.outputs import import_formgrader, result_path, rewrite_student
+
+    try:
+        decisions = Decisions.load(course.root)
+        for entry in import_formgrader(course, decisions):
+            saved = load(result_path(course, entry.student))
+            if saved is not None:
+                rewrite_student(course, saved, decisions)
+    except DecisionError as error:
+        raise WorkflowError(str(error)) from None
 
 
 def ship_check(cohort: Cohort) -> list[str]:
