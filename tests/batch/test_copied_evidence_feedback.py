@@ -11,6 +11,7 @@ import pytest
 
 from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.batch.engine import grade_course
+from autograder.batch.lateness import NOT_JUDGED
 from autograder.spec import SPEC
 
 pytestmark = pytest.mark.slow
@@ -41,4 +42,5 @@ def test_the_copiers_feedback_never_names_the_student_copied_from(tmp_path, opti
     with (root / "grades.csv").open(newline="") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
     assert repr(ORIGINAL) in rows[COPIER]["reason"] and rows[COPIER]["needs_review"] == "yes"
-    assert rows[ORIGINAL]["reason"] == "" and rows[ORIGINAL]["needs_review"] == "no"
+    # Nothing about copying on the original's row (graded without a due date: only that).
+    assert rows[ORIGINAL]["reason"] == NOT_JUDGED and rows[ORIGINAL]["needs_review"] == "no"
