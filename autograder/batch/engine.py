@@ -38,6 +38,7 @@ from autograder.batch.course import (
 from autograder.batch.options import BatchOptions
 from autograder.batch.root_lock import hold
 from autograder.batch.root_settings import due_text
+from autograder.grading.check_points import require_consistent_spec
 from autograder.grading.submission import content_hash, load_submission
 from autograder.results import gradebook, grades_csv
 from autograder.results.decisions import Decisions
@@ -227,6 +228,9 @@ def _run_pool(
             discard(launched)
         channels = Zygote.launch(channels=jobs)
     warm_up_checks()
+    # Before anything is graded, on the checks the warm-up just collected (no second pass): a
+    # SpecError is one line from autograder.cli.
+    require_consistent_spec()
     for channel in channels:
         channel.wait_ready()
     context = multiprocessing.get_context("fork")
@@ -337,6 +341,8 @@ def _grade_course(
     try:
         if options.cluster is not None:  # Dask (autograder.batch.cluster); imported only then
             from autograder.batch.cluster.executor import grade_on_cluster
+
+            require_consistent_spec()  # here, as the local pool does after its warm-up
 
             grade_on_cluster(course, todo, options, on_result, after_fork)
         queue, suspects = ([] if options.cluster is not None else list(todo)), []
