@@ -306,10 +306,10 @@ class SandboxStudent:
         except Exception as error:  # noqa: BLE001 - untrusted bytes
             raise protocol.ProtocolError(f"malformed stand-in arguments: {error}") from None
         assert self.stand_in is not None
-        self._stood_in.add(block)
         try:
             if _size(args) + _size(kwargs) > MAX_STAND_IN_ELEMENTS:
                 raise MemoryError("the grader stands in for this function on small inputs only")
+            self._stood_in.add(block)  # answered (the answer may be the reference's error)
             reply, payload = {"ok": True}, plain.encode(self.stand_in(block, args, kwargs))
         except Exception as error:  # noqa: BLE001 - the right answer is an error (a masked row)
             reply = {"ok": False, "type_name": type(error).__name__,

@@ -132,6 +132,7 @@ def test_a_stand_in_answers_small_inputs_only(sandbox):
             student.call("scaled_dot_product_attention", Q, K, V)
         assert refused.value.type_name == "StandInUnavailable"
         assert "small inputs only" in refused.value.message
+        assert student.take_stand_ins() == ()  # refused: nothing was answered for it
 
 
 def test_a_request_for_an_answer_not_offered_is_a_malformed_reply(sandbox):
