@@ -45,15 +45,15 @@ def test_the_copy_has_the_same_key_as_the_checkout(tree):
 @pytest.mark.parametrize(
     ("relative", "edit"),
     [
-        ("autograder/checks/test_scores.py",
+        ("autograder/bundles/h2_attention/checks/test_scores.py",
          lambda t: t.replace('"""Hidden checks for', '"""Hidden checks, reworded, for', 1)),
-        ("autograder/checks/test_scores.py", lambda t: t.replace("\n\n\n", "\n\n\n# a new comment\n", 1)),
+        ("autograder/bundles/h2_attention/checks/test_scores.py", lambda t: t.replace("\n\n\n", "\n\n\n# a new comment\n", 1)),
         ("solutions/attention.py", lambda t: re.sub(r'(def attention_scores[^"]*""")', r"\1Reworded. ", t, count=1)),
         ("autograder/grading/scoring.py", lambda t: t.replace('"""Points and feedback for one graded part."""',
                                                                '"""Points and feedback for a part."""')),
         (SCHEMA, lambda t: t.replace('"description": "', '"description": "Reworded. ', 1)),
         (f"autograder/spec/{SPEC_FILE}", lambda t: t.replace("# Graded parts", "# The graded parts", 1)),
-        ("autograder/checks/test_scores.py", lambda t: t.replace('requires="', 'requires="Reworded: ', 1)),
+        ("autograder/bundles/h2_attention/checks/test_scores.py", lambda t: t.replace('requires="', 'requires="Reworded: ', 1)),
     ],
     ids=["check docstring", "check comment", "reference docstring", "scoring docstring",
          "schema description", "spec comment", "requirement clause"],
@@ -67,7 +67,7 @@ def test_prose_edits_keep_saved_grades(tree, relative, edit):
     ("relative", "edit"),
     [
         (f"autograder/spec/{SPEC_FILE}", lambda t: re.sub(r"points = (\d+)", lambda m: f"points = {int(m[1]) + 1}", t, count=1)),
-        ("autograder/checks/test_scores.py", lambda t: t.replace("weight=2,", "weight=3,", 1)),
+        ("autograder/bundles/h2_attention/checks/test_scores.py", lambda t: t.replace("weight=2,", "weight=3,", 1)),
         ("solutions/attention.py", lambda t: t.replace("math.sqrt", "np.sqrt", 1)),
         ("autograder/evidence/limitation.py", lambda t: t.replace("MIN_WORDS = ", "MIN_WORDS = 1 + ", 1)),
         (SCHEMA, lambda t: json.dumps({**json.loads(t), "minProperties": 1})),

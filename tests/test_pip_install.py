@@ -82,7 +82,7 @@ def test_a_non_editable_install_grades_a_cohort_from_any_folder(tmp_path):
     assert all(line.startswith(site_packages) for line in where.split()), where
     installed = Path(where.split()[0]).parents[1]  # the venv's site-packages
     reference = [str(installed / "solutions" / "attention.py"),
-                 str(installed / "autograder" / "checks" / "test_softmax.py")]
+                 str(installed / "autograder" / "bundles" / "h2_attention" / "checks" / "test_softmax.py")]
     assert all(Path(path).is_file() for path in reference)
     dask_course = tmp_path / "dask-course"
     for root in (course, dask_course):

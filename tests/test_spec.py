@@ -11,7 +11,7 @@ import pytest
 import solutions
 from autograder.spec import REPO, SPEC, SpecError, parse_spec
 
-SPEC_TEXT = (Path(__file__).resolve().parents[1] / "autograder" / "spec" / "h2_attention.toml").read_text()
+SPEC_TEXT = (Path(__file__).resolve().parents[1] / "autograder" / "bundles" / "h2_attention" / "assignment.toml").read_text()
 
 
 def release_cells() -> dict[str, dict]:

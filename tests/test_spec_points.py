@@ -113,7 +113,7 @@ BREAKS = {
                  "part 'evidence': its sections add up to 15, not 14"),
     "total": (SPEC_RELATIVE, lambda t: with_points(t, {"stable_softmax": 14}),
               "the parts add up to 101 points, not the total of 100"),
-    "unknown part": ("autograder/checks/test_cost.py",
+    "unknown part": ("autograder/bundles/h2_attention/checks/test_cost.py",
                      lambda t: t.replace("@pytest.mark.part(NAME,", '@pytest.mark.part("entry_count",', 1),
                      "grades part 'entry_count', which the spec does not have"),
     "part too small": (SPEC_RELATIVE, lambda t: with_points(t, {"attention_scores": 3, "score_entry_count": 7}),

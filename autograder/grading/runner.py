@@ -15,7 +15,6 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,7 +25,6 @@ from autograder.grading.plugin import CheckPlugin, CheckResult, describe_item, v
 from autograder.grading.student import Student
 from autograder.spec import SPEC, AssignmentSpec
 
-CHECKS_DIR = Path(__file__).resolve().parent.parent / "checks"
 PYTEST_ARGS = (
     "-q",
     "-p", "no:cacheprovider",
@@ -86,7 +84,8 @@ def collect_checks() -> tuple[CollectedCheck, ...]:
     their points under the packaged spec (``SpecError`` if it does not fit them)."""
     plugin = _CollectPlugin()
     validator = CheckPlugin(None, None)  # type: ignore[arg-type]  (only its collection hooks run)
-    args = [str(CHECKS_DIR), "-c", str(CHECKS_DIR / "pytest.ini"), "--rootdir", str(CHECKS_DIR),
+    checks_dir = SPEC.checks_dir
+    args = [str(checks_dir), "-c", str(checks_dir / "pytest.ini"), "--rootdir", str(checks_dir),
             *PYTEST_ARGS, "--collect-only"]
     sink = io.StringIO()
     with _no_plugin_autoload(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
@@ -150,7 +149,8 @@ def run_checks(
         return _in_part_order(results, spec)
 
     plugin = CheckPlugin(student, solutions, spec)
-    args = [str(CHECKS_DIR), "-c", str(CHECKS_DIR / "pytest.ini"), "--rootdir", str(CHECKS_DIR), *PYTEST_ARGS]
+    checks_dir = SPEC.checks_dir
+    args = [str(checks_dir), "-c", str(checks_dir / "pytest.ini"), "--rootdir", str(checks_dir), *PYTEST_ARGS]
     if select:
         args += ["-k", select]
     sink = io.StringIO()

@@ -1,22 +1,14 @@
-"""The assignment spec: every fact about the assignment, loaded once from package data.
+"""The assignment spec: the parser of a bundle's ``assignment.toml``, and nothing else.
 
-``SPEC`` is read from ``h2_attention.toml`` beside this file: the graded parts
-and their points (evidence and limitation included), the cell each part lives
-in, the instructor cells the grader runs or skips, and the file names. Every
-module and test takes these facts from here; a new part is a change in the TOML
-file plus its checks. A part's points are written here only: the hidden checks
-carry a relative ``weight`` and get their share of the part's points
-(``autograder.grading.check_points``), so changing a part's points is one edit.
+A spec lists an assignment's graded parts and their points (an evidence file's and a
+limitation's parts are optional), the cell each part lives in, the instructor cells the
+grader runs or skips, and file names. It is data: the engine never names an assignment;
+it is given one (``autograder.assignments``), whose spec this module reads and checks.
+A part's points are written in the spec only: the hidden checks carry a relative
+``weight`` and get their share of the part's points (``autograder.grading.check_points``).
 
-``SPEC`` is loaded on first use (PEP 562), not when this module is imported, so a
-command can import ``SpecError`` and report a spec that contradicts itself as one
-line instead of a traceback from an import. ``SPEC.grading_key`` hashes what decides a grade
-(``autograder.spec.grading_key``), so saved grades are reused exactly while it
-is unchanged.
-
-The facts the student's own notebook needs at run time (the evidence file's
-name, the limitation placeholder) are defined once in ``solutions/evidence.py``,
-whose code is copied verbatim into the notebook; the spec exposes them.
+``parse_spec`` raises ``SpecError`` for a spec that contradicts itself, which every
+command reports as one line (``autograder.cli``).
 """
 
 from __future__ import annotations
@@ -24,21 +16,17 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
-from importlib import resources
 from pathlib import Path
 from typing import Literal
 
 PartKind = Literal["function", "evidence", "limitation"]
 PART_KINDS: tuple[str, ...] = ("function", "evidence", "limitation")
-SPEC_FILE = "h2_attention.toml"
-TOP_LEVEL_KEYS = ("name", "notebook", "schema", "cohort_file", "grade_cell_prefix", "total")
+SPEC_FILE = "assignment.toml"
+"""A bundle's spec, at the top of its folder."""
+TOP_LEVEL_KEYS = ("name", "notebook", "grade_cell_prefix", "total")
 REPO = Path(__file__).resolve().parents[2]
 """The repository checkout this package runs from (source/, release/, schemas/); in an
 installed package, site-packages, where none of those exist: the grader never reads them."""
-PACKAGE_DATA = Path(__file__).resolve().parent / "data"
-"""What the grader reads besides code, shipped inside the package so that ``pip install .``
-grades without a checkout: the evidence schema and the release notebook (the cell roles).
-In a checkout these are symlinks into schemas/ and release/, their one true copies."""
 
 
 class SpecError(ValueError):
@@ -65,12 +53,15 @@ class AssignmentSpec:
 
     name: str
     notebook: str
-    schema: str
-    cohort_file: str
     parts: tuple[Part, ...]
     total: int  # what the parts add up to (declared, so a change that breaks it is caught)
     run_cells: frozenset[str]  # locked instructor cells the grader runs
     skip_cells: frozenset[str]  # locked instructor cells it does not run (besides grade cells)
+    schema: str = ""  # the evidence file's JSON Schema (an assignment with an evidence part)
+    cohort_file: str = ""  # written by `cohort release` beside the notebook, if the notebook reads one
+    reference: str = "reference"  # the reference: a module or package in the bundle, or importable
+    preload: tuple[str, ...] = ()  # modules the sandbox imports once, before forking workers
+    building_blocks: tuple[str, ...] = ()  # functions other parts call: a hang is charged once
 
     # ------------------------------------------------------------ parts and points
 
@@ -107,9 +98,19 @@ class AssignmentSpec:
         return sum(self.part_points.values())
 
     @cached_property
+    def evidence_part(self) -> Part | None:
+        """The part graded from the submitted evidence file, if the assignment has one."""
+        return next((part for part in self.parts if part.kind == "evidence"), None)
+
+    @cached_property
+    def limitation_part(self) -> Part | None:
+        """The part graded from the student's own sentence, if the assignment has one."""
+        return next((part for part in self.parts if part.kind == "limitation"), None)
+
+    @cached_property
     def evidence_sections(self) -> dict[str, int]:
-        """Evidence check -> points (they add up to the evidence part)."""
-        return dict(self.part("evidence").sections)
+        """Evidence check -> points (they add up to the evidence part; none without one)."""
+        return dict(self.evidence_part.sections) if self.evidence_part else {}
 
     # ------------------------------------------------------------ cells
 
@@ -126,65 +127,6 @@ class AssignmentSpec:
     def grade_cell_part(self, grade_id: str) -> str | None:
         """The part whose grade cell is ``grade_id``, if any."""
         return self.grade_cells.get(grade_id)
-
-    # ------------------------------------------------------------ files
-
-    @property
-    def evidence_file(self) -> str:
-        """The evidence file's name (defined where the notebook's helper defines it)."""
-        from solutions.evidence import EVIDENCE_FILENAME
-
-        return EVIDENCE_FILENAME
-
-    @property
-    def limitation_placeholder(self) -> str:
-        """The text the limitation cell starts with (not a limitation)."""
-        from solutions.evidence import LIMITATION_PLACEHOLDER
-
-        return LIMITATION_PLACEHOLDER
-
-    @property
-    def source_dir(self) -> Path:
-        return REPO / "source" / self.name
-
-    @property
-    def source_notebook(self) -> Path:
-        return self.source_dir / self.notebook
-
-    @property
-    def release_dir(self) -> Path:
-        return REPO / "release" / self.name
-
-    @property
-    def release_notebook(self) -> Path:
-        return self.release_dir / self.notebook
-
-    @property
-    def schema_path(self) -> Path:
-        """The canonical evidence schema (``schemas/``)."""
-        return REPO / "schemas" / self.schema
-
-    @property
-    def grader_schema(self) -> Path:
-        """The schema the grader validates with: the package's copy of ``schemas/``'s."""
-        return PACKAGE_DATA / self.schema
-
-    @property
-    def grader_release_notebook(self) -> Path:
-        """The release notebook the grader takes cell roles from: the package's copy."""
-        return PACKAGE_DATA / self.notebook
-
-    @property
-    def shipped_schema(self) -> Path:
-        """The copy of the schema next to the source notebook (students validate with it)."""
-        return self.source_dir / self.schema
-
-    @property
-    def grading_key(self) -> str:
-        """Hash of exactly what decides a grade; see ``autograder.spec.grading_key``."""
-        from autograder.spec.grading_key import grading_key
-
-        return grading_key()
 
 
 def _part(entry: dict, prefix: str) -> Part:
@@ -228,8 +170,17 @@ def parse_spec(text: str) -> AssignmentSpec:
     names = [part.name for part in parts]
     if len(set(names)) != len(names) or not parts:
         raise SpecError(f"parts must be a non-empty list of distinct names, got {names}")
-    if [p.kind for p in parts].count("evidence") != 1 or [p.kind for p in parts].count("limitation") != 1:
-        raise SpecError("the spec needs exactly one evidence part and one limitation part")
+    kinds = [p.kind for p in parts]
+    if kinds.count("evidence") > 1 or kinds.count("limitation") > 1:
+        raise SpecError("the spec may have at most one evidence part and one limitation part")
+    if kinds.count("limitation") and not kinds.count("evidence"):
+        raise SpecError("a limitation part is read from the evidence file: add an evidence part")
+    if kinds.count("evidence") and not data.get("schema"):
+        raise SpecError("an evidence part needs the evidence file's `schema`")
+    functions = {p.name for p in parts if p.kind == "function"}
+    blocks = tuple(data.get("building_blocks", ()))
+    if set(blocks) - functions:
+        raise SpecError(f"building_blocks must be function parts, not {sorted(set(blocks) - functions)}")
     cells = data.get("cells", {})
     run, skip = frozenset(cells.get("run", [])), frozenset(cells.get("skip", []))
     grade_cells = {part.grade_cell for part in parts}
@@ -243,32 +194,33 @@ def parse_spec(text: str) -> AssignmentSpec:
     return AssignmentSpec(
         name=data["name"],
         notebook=data["notebook"],
-        schema=data["schema"],
-        cohort_file=data["cohort_file"],
         parts=parts,
         total=total,
         run_cells=run,
         skip_cells=skip,
+        schema=str(data.get("schema", "")),
+        cohort_file=str(data.get("cohort_file", "")),
+        reference=str(data.get("reference", "reference")),
+        preload=tuple(str(name) for name in data.get("preload", ())),
+        building_blocks=blocks,
     )
 
 
-def load_spec(path: Path | None = None) -> AssignmentSpec:
-    """The spec in ``path`` (the packaged one by default, read once per process through
-    ``SPEC``); a ``SpecError`` names the file, since that is where the fix goes."""
-    source = resources.files(__package__).joinpath(SPEC_FILE) if path is None else path
+def load_spec(path: Path) -> AssignmentSpec:
+    """The spec in ``path``; a ``SpecError`` names the file, since that is where the fix goes."""
     try:
-        return parse_spec(source.read_text(encoding="utf-8"))
+        return parse_spec(path.read_text(encoding="utf-8"))
     except SpecError as error:
-        where = f"autograder/spec/{SPEC_FILE}" if path is None else str(path)
-        raise SpecError(f"the assignment spec {where}: {error}") from None
+        raise SpecError(f"the assignment spec {path}: {error}") from None
+    except OSError as error:
+        raise SpecError(f"the assignment spec {path} cannot be read: {error.strerror}") from None
 
 
-SPEC: AssignmentSpec
-"""The assignment this package grades (loaded on first use; see the module docstring)."""
-
-
-def __getattr__(name: str) -> AssignmentSpec:
+def __getattr__(name: str) -> object:
+    # Transitional: modules not yet given their Assignment read H2's from here. Removed once
+    # every layer receives the assignment it works on (issue 28).
     if name != "SPEC":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    spec = globals()["SPEC"] = load_spec()
-    return spec
+    from autograder.assignments import load_assignment
+
+    return load_assignment("h2_attention")

@@ -80,7 +80,7 @@ def hostile_batch(
     leftovers = marker_processes(token, ctx.marker)
     yield HostileBatch(root, ctx, summary, before, leftovers, token)
     for path in (
-        REPO / "autograder" / "checks" / f"zz_{ctx.marker}.txt",
+        REPO / "autograder" / "bundles" / "h2_attention" / "checks" / f"zz_{ctx.marker}.txt",
         SITE_PACKAGES / f"zz_{ctx.marker}.txt",
     ):
         path.unlink(missing_ok=True)  # only exists if the sandbox failed (the test says so)

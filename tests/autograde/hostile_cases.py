@@ -220,7 +220,7 @@ def read_cells(ctx: Context) -> list[str]:
     repo = REPO
     return [
         f"exec(open({str(repo / 'solutions' / 'attention.py')!r}).read())",
-        f"exec(open({str(repo / 'autograder' / 'checks' / 'test_softmax.py')!r}).read())",
+        f"exec(open({str(repo / 'autograder' / 'bundles' / 'h2_attention' / 'checks' / 'test_softmax.py')!r}).read())",
         "import solutions\nfrom solutions import *",
         "import importlib\nglobals().update(vars(importlib.import_module('solutions.attention')))",
         f"exec(open('/proc/1/root{repo / 'solutions' / 'attention.py'}').read())",
@@ -285,7 +285,7 @@ def write_cells(ctx: Context) -> list[str]:
         f"open({str(root / 'SENTINEL')!r}, 'w').write('hacked')",
         f"import os\nos.remove({str(root / 'SENTINEL')!r})",
         f"open({str(victim_notebook)!r}, 'w').write('{{}}')",
-        f"open({str(REPO / 'autograder' / 'checks' / f'zz_{ctx.marker}.txt')!r}, 'w').write('x')",
+        f"open({str(REPO / 'autograder' / 'bundles' / 'h2_attention' / 'checks' / f'zz_{ctx.marker}.txt')!r}, 'w').write('x')",
         f"open({str(SITE_PACKAGES / f'zz_{ctx.marker}.txt')!r}, 'w').write('x')",
     ]
 

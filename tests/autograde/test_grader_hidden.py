@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import autograder
-import autograder.checks
+import autograder.bundles.h2_attention.checks
 import solutions
 from autograder.sandbox.client import SandboxStudent
 from autograder.sandbox.uids import UidLease
@@ -72,7 +72,7 @@ def test_the_check_refuses_a_root_that_shows_the_grader():
 @pytest.mark.slow
 def test_student_code_reaches_nothing_of_the_grader_in_the_sandbox():
     real_files = [str(Path(solutions.__file__).resolve().with_name("attention.py")),
-                  str(Path(autograder.checks.__file__).resolve().with_name("test_softmax.py")),
+                  str(Path(autograder.bundles.h2_attention.checks.__file__).resolve().with_name("test_softmax.py")),
                   *(str(p) for p in grader_files.find().paths if os.path.isfile(p))]
     cell = probe_cell() + (
         "def listed(paths):\n"

@@ -150,7 +150,7 @@ def test_grader_files_are_unchanged_by_submissions(hostile_batch: HostileBatch) 
             "victim notebook": root / "submitted" / VICTIM / ASSIGNMENT / NOTEBOOK,
         }[name]
         assert path.read_bytes() == content, name
-    assert not (REPO / "autograder" / "checks" / f"zz_{marker}.txt").exists()
+    assert not (REPO / "autograder" / "bundles" / "h2_attention" / "checks" / f"zz_{marker}.txt").exists()
     assert not (SITE_PACKAGES / f"zz_{marker}.txt").exists()
 
     results = {r.student: r for r in hostile_batch.summary.results}

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 def test_the_zip_s_reference_is_out_of_the_sandbox_s_reach(tmp_path):
     root = unpack_like_gradescope(build.build(tmp_path / "zip"), tmp_path / "autograder")
     reference = [str(root / "source" / "solutions" / "attention.py"),
-                 str(root / "source" / "autograder" / "checks" / "test_softmax.py")]
+                 str(root / "source" / "autograder" / "bundles" / "h2_attention" / "checks" / "test_softmax.py")]
     assert all(Path(path).is_file() for path in reference)
 
     stubs = run_in_tree(root, "s201", write_stubs)

@@ -54,7 +54,7 @@ def test_the_zip_holds_the_scripts_and_the_grader_and_nothing_of_a_course(zip_pa
     assert TOP_LEVEL <= set(names)  # at the root of the archive, not in a folder
     others = set(names) - TOP_LEVEL
     assert all(name.startswith(("autograder/", "solutions/")) for name in others), others
-    for name in ("autograder/checks/test_softmax.py", "autograder/checks/pytest.ini",
+    for name in ("autograder/bundles/h2_attention/checks/test_softmax.py", "autograder/bundles/h2_attention/checks/pytest.ini",
                  f"autograder/spec/data/{SPEC.schema}", f"autograder/spec/data/{SPEC.notebook}",
                  "autograder/results/templates/feedback.html.j2", "solutions/attention.py"):
         assert name in names

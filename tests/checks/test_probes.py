@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from autograder.checks import probes
+from autograder.bundles.h2_attention.checks import probes
 
 MAKERS = [
     ("normal", lambda: probes.normal(401, 3, 4, scale=2.0)),

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow
 def test_a_dask_worker_shows_nothing_of_the_grader(tmp_path):
     site = Path(sysconfig.get_paths()["purelib"])
     reference = [str(REPO / "solutions" / "attention.py"),
-                 str(REPO / "autograder" / "checks" / "test_softmax.py"),
+                 str(REPO / "autograder" / "bundles" / "h2_attention" / "checks" / "test_softmax.py"),
                  *(str(p) for p in site.glob(f"__editable__*{DISTRIBUTION}*"))]
     root = tmp_path / "course"
     write_stubs(root / "submitted" / "a-stubs" / SPEC.name, "a-stubs")

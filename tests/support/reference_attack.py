@@ -26,13 +26,13 @@ import importlib, importlib.util, os, pkgutil, sys
 def _reference_sources(paths):
     """Every way student code could reach the grader's files."""
     found = {}
-    for name in ("solutions", "solutions.attention", "autograder.checks", "autograder.grading"):
+    for name in ("solutions", "solutions.attention", "autograder.bundles.h2_attention.checks", "autograder.grading"):
         try:
             importlib.import_module(name)
             found["import " + name] = name
         except Exception:
             pass
-    for name in ("solutions", "autograder.checks"):
+    for name in ("solutions", "autograder.bundles.h2_attention.checks"):
         try:
             if importlib.util.find_spec(name) is not None:
                 found["find_spec " + name] = name
@@ -43,7 +43,7 @@ def _reference_sources(paths):
             found["pkgutil " + module.name] = module.name
     candidates = list(paths)
     for folder in sys.path:
-        for relative in ("solutions/attention.py", "autograder/checks/test_softmax.py"):
+        for relative in ("solutions/attention.py", "autograder/bundles/h2_attention/checks/test_softmax.py"):
             candidates.append(os.path.join(folder or ".", relative))
     for path in candidates:
         try:

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from autograder.checks import probes
-from autograder.checks.properties import IgnoresInputs, works_readonly
+from autograder.bundles.h2_attention.checks import probes
+from autograder.bundles.h2_attention.checks.properties import IgnoresInputs, works_readonly
 from autograder.grading import misconceptions as mc
 from autograder.grading.assertions import (
     CheckFailure,

@@ -7,8 +7,8 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from autograder.checks import probes
-from autograder.checks.properties import works_readonly
+from autograder.bundles.h2_attention.checks import probes
+from autograder.bundles.h2_attention.checks.properties import works_readonly
 from autograder.grading import misconceptions as mc
 from autograder.grading.assertions import call, expect_close, expect_error
 from autograder.grading.student import Student

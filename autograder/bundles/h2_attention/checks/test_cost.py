@@ -7,7 +7,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from autograder.checks import probes
+from autograder.bundles.h2_attention.checks import probes
 from autograder.grading.assertions import CheckFailure, call, expect, expect_error
 from autograder.grading.student import Student
 from autograder.untrusted import plain

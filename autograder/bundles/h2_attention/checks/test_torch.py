@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from autograder.checks import probes
-from autograder.checks.properties import expect_float32, works_readonly
+from autograder.bundles.h2_attention.checks import probes
+from autograder.bundles.h2_attention.checks.properties import expect_float32, works_readonly
 from autograder.grading import misconceptions as mc
 from autograder.grading.assertions import call, expect_close
 from autograder.grading.student import Student, StudentError

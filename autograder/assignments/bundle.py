@@ -1,0 +1,179 @@
+"""An assignment bundle: a folder the engine is given, holding everything assignment-specific.
+
+    <bundle>/
+      assignment.toml   the spec: parts, points, cells, files (``autograder.spec``)
+      checks/           the hidden checks: pytest files and a pytest.ini
+      data/             what the grader reads besides code: the release notebook (cell
+                        roles) and, with an evidence part, the evidence file's schema
+      reference.py      the reference solution (or ``reference = "<module>"`` in the spec)
+      hooks.py          optional: the evidence plugin, misconceptions, limitation topics
+
+The engine knows an assignment only through an ``Assignment``; nothing in it names one.
+Bundle code (checks, reference, hooks) runs only in the trusted grading process, like
+the engine's own.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+import types
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from autograder.spec import REPO, SPEC_FILE, AssignmentSpec, SpecError, load_spec
+
+DATA = "data"
+CHECKS = "checks"
+HOOKS = "hooks"
+
+
+@dataclass(frozen=True, eq=False)
+class Assignment:
+    """One assignment as the engine sees it: its spec, where its bundle lives, and its code.
+
+    Reading a spec fact (``assignment.part_points``) reads the spec's; the bundle adds the
+    files and the code the spec names."""
+
+    spec: AssignmentSpec
+    root: Path  # the bundle's folder
+    origin: str  # where it was found: "package", or the folder an instructor named
+    package: str  # the import name of the bundle's Python (checks, reference, hooks)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.spec, name)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    # ------------------------------------------------------------ files
+
+    @property
+    def checks_dir(self) -> Path:
+        """The hidden checks (never shipped to students; never visible to a worker)."""
+        return self.root / CHECKS
+
+    @property
+    def grader_release_notebook(self) -> Path:
+        """The release notebook the grader takes cell roles from: the bundle's copy."""
+        return self.root / DATA / self.spec.notebook
+
+    @property
+    def grader_schema(self) -> Path | None:
+        """The evidence schema the grader validates with (None without an evidence part)."""
+        return self.root / DATA / self.spec.schema if self.spec.schema else None
+
+    @property
+    def source_dir(self) -> Path:
+        """Where the instructor authors the notebook (a checkout's source/<name>)."""
+        return REPO / "source" / self.name
+
+    @property
+    def source_notebook(self) -> Path:
+        return self.source_dir / self.spec.notebook
+
+    @property
+    def release_dir(self) -> Path:
+        return REPO / "release" / self.name
+
+    @property
+    def release_notebook(self) -> Path:
+        return self.release_dir / self.spec.notebook
+
+    @property
+    def schema_path(self) -> Path:
+        """The canonical evidence schema (a checkout's ``schemas/``)."""
+        return REPO / "schemas" / self.spec.schema
+
+    @property
+    def shipped_schema(self) -> Path:
+        """The copy of the schema next to the source notebook (students validate with it)."""
+        return self.source_dir / self.spec.schema
+
+    # ------------------------------------------------------------ code
+
+    def module(self, name: str) -> types.ModuleType:
+        """The bundle's module ``name`` (``checks.probes``, ``hooks``...), imported once."""
+        return importlib.import_module(f"{self.package}.{name}")
+
+    @cached_property
+    def hooks(self) -> types.ModuleType | None:
+        """The bundle's optional ``hooks`` module (evidence plugin, misconceptions...)."""
+        if not (self.root / f"{HOOKS}.py").is_file() and not (self.root / HOOKS).is_dir():
+            return None
+        return self.module(HOOKS)
+
+    def hook(self, name: str, default: Any = None) -> Any:
+        """One attribute of the hooks module, or ``default`` when the bundle has none."""
+        return getattr(self.hooks, name, default) if self.hooks is not None else default
+
+    @cached_property
+    def reference(self) -> types.ModuleType:
+        """The reference solution: the spec's ``reference``, a module of the bundle first,
+        else an importable module (the repository's ``solutions`` for H2)."""
+        name = self.spec.reference
+        inside = self.root / f"{name}.py"
+        if inside.is_file() or (self.root / name / "__init__.py").is_file():
+            return self.module(name)
+        try:
+            return importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            raise SpecError(f"assignment {self.name!r}: its reference {name!r} is neither in "
+                            f"{self.root} nor importable ({error})") from None
+
+    @cached_property
+    def evidence(self) -> Any:
+        """The evidence plugin (``autograder.assignments.plugins.EvidencePlugin``), or None
+        for an assignment without an evidence file."""
+        if self.spec.evidence_part is None:
+            return None
+        plugin = self.hook("evidence")
+        if plugin is None:
+            raise SpecError(f"assignment {self.name!r} has an evidence part but its hooks.py "
+                            "defines no `evidence` plugin")
+        return plugin
+
+    @property
+    def evidence_file(self) -> str:
+        """The evidence file's name ("" for an assignment without one)."""
+        return self.evidence.file_name if self.evidence is not None else ""
+
+    @property
+    def limitation_placeholder(self) -> str:
+        """The limitation cell's starting text ("" without a limitation part)."""
+        return self.evidence.limitation_placeholder if self.evidence is not None else ""
+
+    @cached_property
+    def misconceptions(self) -> dict[str, str]:
+        """Diagnosis code -> the sentence that explains it (the bundle's, none by default)."""
+        return dict(self.hook("misconceptions", {}) or {})
+
+    @property
+    def grading_key(self) -> str:
+        """Hash of exactly what decides this assignment's grades (``grading_key``)."""
+        from autograder.assignments.grading_key import grading_key
+
+        return grading_key(self)
+
+
+def open_bundle(root: Path, *, origin: str, package: str | None = None) -> Assignment:
+    """The bundle in ``root``; ``package`` is its import name when it is part of an installed
+    package, else the folder is registered under a private name so its modules import."""
+    spec = load_spec(root / SPEC_FILE)
+    if spec.name != root.name:
+        raise SpecError(f"the assignment spec {root / SPEC_FILE}: its name {spec.name!r} is "
+                        f"not its folder's ({root.name!r})")
+    if package is None:
+        package = f"_assignment_bundle_{spec.name}"
+        if package not in sys.modules:
+            module_spec = importlib.util.spec_from_loader(package, loader=None, is_package=True)
+            module = importlib.util.module_from_spec(module_spec)  # type: ignore[arg-type]
+            module.__path__ = [str(root)]
+            sys.modules[package] = module
+    return Assignment(spec=spec, root=root, origin=origin, package=package)

@@ -1,0 +1,117 @@
+"""An assignment's grading key: a hash of exactly what decides its grades, and nothing else.
+
+A saved result is reused while its submission and this key are unchanged. What
+goes in: the bundle's spec (parts, points, cells), its Python (hidden checks, hooks,
+reference) and the engine's grading logic that turns verdicts into points, the
+evidence schema's rules, and the versions of the libraries the checks compute with.
+Each bundle has its own key: editing one assignment never regrades another's cohorts. Code is hashed as its syntax tree without
+docstrings or comments, and the schema without its descriptions, so editing
+prose never regrades a cohort, while changing a point or a line of logic does.
+The batch grader, the sandbox, the CLI and the report's template are left out:
+they do not decide a score.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import platform
+import tomllib
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from autograder.spec import SPEC_FILE
+
+if TYPE_CHECKING:
+    from autograder.assignments.bundle import Assignment
+
+ENGINE = Path(__file__).resolve().parents[1]
+ENGINE_GRADING_CODE = ("grading", "evidence")
+"""The engine's trees (relative to the package) whose Python turns verdicts into points."""
+PINNED_LIBRARIES = ("numpy", "torch", "jsonschema")
+"""Libraries the checks and the reference compute with; a new version may change a result."""
+SCHEMA_PROSE = frozenset({"description", "title", "examples", "$comment"})
+
+
+def code_fingerprint(source: str) -> str:
+    """The module's syntax tree without docstrings and the checks' ``requires=`` clauses:
+    comments and prose do not count."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            node.body = body[1:]
+        if isinstance(node, ast.Call):  # a check's `requires=` clause is prose too
+            node.keywords = [k for k in node.keywords if k.arg != "requires"]
+    return ast.dump(tree, annotate_fields=False, include_attributes=False)
+
+
+def _without_prose(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _without_prose(v) for k, v in value.items() if k not in SCHEMA_PROSE}
+    if isinstance(value, list):
+        return [_without_prose(v) for v in value]
+    return value
+
+
+def _library_version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+def grading_key(assignment: Assignment, engine: Path = ENGINE) -> str:
+    """16 hex digits for ``assignment`` graded by the engine in ``engine`` (this package by
+    default); see the module docstring."""
+    return _key(assignment.root, _reference_root(assignment), assignment.spec.schema, engine)
+
+
+def _reference_root(assignment: Assignment) -> Path | None:
+    """The reference's folder when it lives outside the bundle (hashed too), else None."""
+    if (assignment.root / f"{assignment.spec.reference}.py").is_file() or (
+        assignment.root / assignment.spec.reference).is_dir():
+        return None
+    module = assignment.reference
+    path = Path(module.__file__ or "")
+    return path.parent if path.name == "__init__.py" else path
+
+
+@cache
+def _key(bundle: Path, reference: Path | None, schema_name: str, engine: Path) -> str:
+    digest = hashlib.sha256()
+
+    def add(label: str, text: str) -> None:
+        digest.update(label.encode() + b"\0" + text.encode() + b"\0")
+
+    def add_tree(label: str, top: Path) -> None:
+        files = [top] if top.is_file() else sorted(top.rglob("*.py")) + sorted(top.rglob("*.ini"))
+        for path in files:
+            name = f"{label}/{path.relative_to(top).as_posix()}" if top.is_dir() else label
+            text = path.read_text(encoding="utf-8")
+            add(name, code_fingerprint(text) if path.suffix == ".py" else text)
+
+    spec = tomllib.loads((bundle / SPEC_FILE).read_text(encoding="utf-8"))
+    add("spec", json.dumps(spec, sort_keys=True))
+    add_tree("bundle", bundle)
+    if reference is not None:
+        add_tree("reference", reference)
+    for top in ENGINE_GRADING_CODE:
+        if (engine / top).is_dir():
+            add_tree(f"engine/{top}", engine / top)
+    if schema_name:  # the copy the grader validates with (a link to schemas/'s in a checkout)
+        schema = json.loads((bundle / "data" / schema_name).read_text(encoding="utf-8"))
+        add("schema", json.dumps(_without_prose(schema), sort_keys=True))
+    add("python", ".".join(platform.python_version_tuple()[:2]))
+    for name in PINNED_LIBRARIES:
+        add(name, _library_version(name))
+    return digest.hexdigest()[:16]
