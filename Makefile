@@ -10,16 +10,17 @@ setup:
 
 DEMO := $(CURDIR)/course/demo
 DEMO_COHORT := demo-2026
-# The demo's due date: sample_cohort.DEMO_DUE (a test checks they agree); one submission is late.
+# The demo is H2's (autograder/bundles/h2_attention). Its due date: the bundle's
+# samples.DEMO_DUE (a test checks they agree); one submission is late.
 DEMO_DUE := 2026-12-14 23:59:00 UTC
 
 ## demo: the main job: prove the release current and clean, build a sample cohort
 ## (correct, buggy, broken, hostile, late and near-copied submissions), grade it end to
 ## end against its due date, and write the instructor's report
 demo: setup
-	$(PY) -m autograder sync-solutions --check
-	$(PY) -m autograder generate-release --check
-	$(PY) -m autograder.authoring.sample_cohort $(DEMO) --cohort $(DEMO_COHORT)
+	$(PY) -m autograder sync-solutions h2_attention --check
+	$(PY) -m autograder generate-release h2_attention --check
+	$(PY) -m autograder.authoring.sample_cohort h2_attention $(DEMO) --cohort $(DEMO_COHORT)
 	@# --cohort and --due are remembered in $(DEMO)/course.json: a later `autograde h2_attention
 	@# --root course/demo` (plain, --student, --force) keeps the late student late.
 	$(PY) -m autograder autograde h2_attention --root $(DEMO) --force --cohort $(DEMO_COHORT) --due "$(DEMO_DUE)"
@@ -38,13 +39,17 @@ test-fast: setup
 lint: setup
 	$(PY) -m ruff check .
 
-## release: regenerate release/ after editing source/ (instructors)
-release: setup
-	$(PY) -m autograder generate-release
+# The assignment `make release` and `make sync` author (empty: the one in source/).
+ASSIGNMENT ?=
 
-## sync: copy solutions/ into the source notebook's solution cells (instructors)
+## release: regenerate release/<assignment>/ after editing source/ (instructors;
+## ASSIGNMENT=<name> when source/ holds several)
+release: setup
+	$(PY) -m autograder generate-release $(ASSIGNMENT)
+
+## sync: copy an assignment's reference and points into its source notebook (instructors)
 sync: setup
-	$(PY) -m autograder sync-solutions
+	$(PY) -m autograder sync-solutions $(ASSIGNMENT)
 
 clean:
 	rm -rf .venv .pytest_cache .ruff_cache gradebook.db

@@ -1,15 +1,9 @@
-"""Trusted-side tooling for the H2 attention assignment: checks, evidence verifier, grader.
+"""Trusted-side tooling of a grader for notebook assignments: sandbox, checks, outputs.
 
-Nothing in this package is ever shipped to students. The map of its
-subpackages, and which of them runs beside student code, is in the README
-("What is where"); the assignment's facts are in ``autograder.spec``.
+An assignment is a bundle the engine is given (``autograder.assignments``); nothing in
+this package is ever shipped to students. The map of its subpackages, and which of them
+runs beside student code, is in ``docs/development.md`` ("What is where").
+
+Importing this package changes nothing in the importing process (the untrusted side
+imports it too); what a grader process sets up as it starts is in ``autograder.startup``.
 """
-
-import sys
-
-# jsonschema (which nbformat imports) imports rfc3987_syntax when it is installed (jupyter-events
-# asks for it) for its "iri" format check, and that import builds an Earley parser: 1-3 s at the
-# start of every command. Nothing here checks formats, so in the grader's processes the import
-# fails and jsonschema does without it ("iri" strings are then not checked by anyone's
-# FormatChecker in this process). A process that already imported it keeps it.
-sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from autograder.spec import SpecError  # cheap: the spec itself is loaded on first use
+from autograder.startup import prepare_process
 
 # One BLAS thread per process, unless the user chose otherwise: the grader runs one process per
 # core on tiny matrices, and OpenBLAS's extra thread only spins after each product (about
@@ -24,6 +25,10 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # name -> (module, one-line help); the module's docstring is the command's --help text.
 COMMANDS: dict[str, tuple[str, str]] = {
+    "assignments": (
+        "autograder.assignments.command",
+        "list the assignment bundles this grader can see, and where each comes from",
+    ),
     "autograde": (
         "autograder.batch.command",
         "grade every submission of a course: sandboxed, parallel, resumable (TAs)",
@@ -38,7 +43,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "generate-release": (
         "autograder.authoring.release",
-        "regenerate release/ from source/ with nbgrader and prove it current and leak-free",
+        "regenerate an assignment's release/ from source/ with nbgrader; prove it current and clean",
     ),
     "report": (
         "autograder.report.command",
@@ -54,21 +59,40 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "sync-solutions": (
         "autograder.authoring.sync",
-        "copy the reference in solutions/ into the source notebook's solution cells",
+        "copy an assignment's reference and points into its source notebook (instructors)",
     ),
     "verify-evidence": (
-        "autograder.evidence.command",
+        "autograder.assignments.evidence_command",
         "check an evidence file (schema, consistency, limitation)",
     ),
 }
 
 
+def own_modules() -> set[str]:
+    """The top-level modules that are ours: the engine, and the reference packages the
+    assignments import from outside their bundles (their specs' ``reference``). Read from
+    the bundles' specs only when a module is missing, so no command pays for it."""
+    from autograder.assignments.registry import PACKAGED, search_folders
+    from autograder.spec import SPEC_FILE, load_spec
+
+    names = {"autograder"}
+    specs = list(PACKAGED.glob(f"*/{SPEC_FILE}"))
+    for folder in search_folders():  # AUTOGRADER_ASSIGNMENTS's (no arguments parsed here)
+        specs += folder.glob(f"*/{SPEC_FILE}")
+    for path in specs:
+        try:
+            names.add(load_spec(path).reference.partition(".")[0])
+        except SpecError:  # a broken spec is its own command's one line, not this one's
+            continue
+    return names
+
+
 def missing_dependency(error: ModuleNotFoundError) -> str | None:
     """One line for a package this Python lacks (the system ``python3``, not the project's
-    environment: a TA's commonest first mistake); None for a module of our own, which is a
-    broken checkout and surfaces as it is."""
+    environment: a TA's commonest first mistake); None for a module of our own (the engine,
+    an assignment's reference), which is a broken checkout and surfaces as it is."""
     missing = (error.name or "").partition(".")[0]
-    if not missing or missing in ("autograder", "solutions"):
+    if not missing or missing in own_modules():
         return None
     venv = Path(__file__).resolve().parents[1] / ".venv"
     if Path(sys.prefix).resolve() == venv.resolve():  # the right environment, incomplete
@@ -91,7 +115,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     (some pull in torch or jsonschema), so ``--help`` and every command start fast."""
     parser = Parser(
         prog="python -m autograder",
-        description="Tools for the H2 attention assignment (instructor and TA side).",
+        description="An autograder for nbgrader assignments, each given as a bundle "
+                    "(instructor and TA side; `assignments` lists them).",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     chosen = next((arg for arg in argv if arg in COMMANDS), None)
@@ -111,6 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     contradicts itself or the hidden checks, found as a command loads it or checks it
     first (``require_consistent_spec``), is one line and exit 2, like a usage mistake."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    prepare_process()  # before a command's modules import theirs
     try:
         args = build_parser(argv).parse_args(argv)
         return int(args._module.run(args) or 0)

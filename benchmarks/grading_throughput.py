@@ -11,7 +11,7 @@ Run from the repository root (takes several minutes because of nbgrader)::
 
 What it does, on one machine in one run:
 
-1. builds a course root with ``--size`` sample submissions (``autograder.authoring.sample_cohort``:
+1. builds a course root with ``--size`` sample submissions (``autograder.bundles.h2_attention.samples``:
    correct, buggy, broken and, unless ``--no-hostile``, hostile ones) and runs
    ``nbgrader generate_assignment`` there (untimed);
 2. copies that root twice, so the two graders never see each other's outputs;
@@ -63,8 +63,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from autograder.authoring import sample_cohort  # noqa: E402
 from autograder.authoring.release import nbgrader_env  # noqa: E402
+from autograder.bundles.h2_attention import samples as sample_cohort  # noqa: E402
 from autograder.spec import SPEC  # noqa: E402
 
 ASSIGNMENT = SPEC.name

@@ -20,8 +20,9 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from autograder.authoring.release import NOTEBOOK, SOURCE_DIR
 from autograder.spec import SPEC
+
+NOTEBOOK, SOURCE_DIR = SPEC.notebook, SPEC.source_dir
 
 
 def run_once(workdir: Path) -> tuple[float, list[tuple[float, str]]]:

@@ -5,7 +5,7 @@ Run from the repository root::
     .venv/bin/python benchmarks/profile_grading.py --size 300
     .venv/bin/python benchmarks/profile_grading.py --size 100 --no-cprofile --top 30
 
-It builds ``--size`` sample submissions (``autograder.authoring.sample_cohort``, the
+It builds ``--size`` sample submissions (``autograder.bundles.h2_attention.samples``, the
 non-hostile variants, as ``grading_throughput.py --no-hostile`` does), starts one
 ``GradingSession`` (warm zygote, checks collected) and grades them one after the other in
 this process, as one grading process of ``autograde`` does (``_grade_and_save``: load,
@@ -40,16 +40,17 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from autograder.authoring import sample_cohort  # noqa: E402
+from autograder.assignments import load_assignment  # noqa: E402
 from autograder.batch import engine  # noqa: E402
 from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course  # noqa: E402
+from autograder.bundles.h2_attention import samples as sample_cohort  # noqa: E402
 from autograder.grading import grade_one  # noqa: E402
 from autograder.grading.submission import load_submission  # noqa: E402
 from autograder.results import feedback_page, gradebook, grades_csv  # noqa: E402
 from autograder.results.result import STATUS_ERROR, save  # noqa: E402
 from autograder.sandbox import client, zygote  # noqa: E402
-from autograder.spec import SPEC  # noqa: E402
 
+SPEC = load_assignment("h2_attention")  # the assignment profiled (the demo cohort's)
 HOSTILE = {"infinite_loop", "monkeypatch", "reads_reference"}
 
 
@@ -83,13 +84,14 @@ class Timers:
 
 def instrument(timers: Timers) -> None:
     """Wrap the phases of ``grade_submission`` and the sandbox client (this process only)."""
-    for function, label, scope in [
-        (grade_one.verify_evidence, "evidence: verify_evidence", False),
-        (grade_one.run_checks, "checks: run_checks", True),
-        (grade_one.check_provenance, "provenance: check_provenance", True),
-        (grade_one.evidence_part_scores, "evidence: part scores", False),
+    evidence = SPEC.evidence  # the assignment's evidence plugin: its methods, timed
+    for owner, name, label, scope in [
+        (evidence, "verify", "evidence: verify_evidence", False),
+        (grade_one, "run_checks", "checks: run_checks", True),
+        (evidence, "provenance", "provenance: check_provenance", True),
+        (evidence, "part_scores", "evidence: part scores", False),
     ]:
-        setattr(grade_one, function.__name__, timers.wrap(label, function, scope=scope))
+        setattr(owner, name, timers.wrap(label, getattr(owner, name), scope=scope))
     student = client.SandboxStudent
     student._spawn = timers.wrap("sandbox: fork worker (zygote)", student._spawn)
     student._run_cells = timers.wrap("sandbox: run student cells", student._run_cells)
@@ -128,7 +130,7 @@ def grade_all(course: Course, students: list[str], session: grade_one.GradingSes
         folder = course.submitted(student)
         out = course.autograded(student)
         t0 = time.perf_counter()
-        submission = load_submission(folder, student)
+        submission = load_submission(folder, student, assignment=SPEC)
         t1 = time.perf_counter()
         result = grade_one.grade_submission(submission, session)
         t2 = time.perf_counter()
@@ -224,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         students = build(root, args.size)
         course = Course(root, SPEC.name)
         started = time.perf_counter()
-        session = grade_one.GradingSession.start()
+        session = grade_one.GradingSession.start(SPEC)
         print(f"start-up (zygote, imports, collection; not counted): "
               f"{time.perf_counter() - started:.1f} s; load average {os.getloadavg()[0]:.2f}")
         try:

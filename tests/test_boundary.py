@@ -17,7 +17,7 @@ import pytest
 import autograder.untrusted
 from autograder.sandbox.client import SandboxStudent
 from autograder.sandbox.uids import UidLease
-from autograder.sandbox.zygote import Zygote
+from tests.support.wire import start_zygote
 
 UNTRUSTED = Path(autograder.untrusted.__file__).parent
 THIRD_PARTY_ALLOWED = {"numpy", "torch", "matplotlib", "pyseccomp", "IPython"}
@@ -72,7 +72,7 @@ def test_the_static_check_catches_a_trusted_import(tmp_path):
 def test_a_forked_worker_has_imported_nothing_trusted():
     """A real worker, forked from the real zygote, lists the modules it holds."""
     lease = UidLease.acquire()
-    zygote = Zygote.start()
+    zygote = start_zygote()
     cell = "import sys\ndef loaded_modules():\n    return sorted(sys.modules)\n"
     try:
         with SandboxStudent([cell], zygote, uid=lease.uid) as student:

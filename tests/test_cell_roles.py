@@ -12,11 +12,11 @@ import copy
 import nbformat
 import pytest
 
-from autograder.authoring.sample_cohort import solved_notebook, write_evidence
 from autograder.authoring.sync import grade_id
+from autograder.bundles.h2_attention.samples import solved_notebook, write_evidence
 from autograder.grading.cells import assign_roles, release_locked_cells
 from autograder.grading.submission import load_submission
-from autograder.spec import SPEC
+from tests.support.h2 import H2, SPEC
 
 STUDENT = "s-tamper"
 HELPER = "def helper_from_a_fake_cell():\n    return 42\n"
@@ -27,7 +27,7 @@ def submit(tmp_path, notebook: nbformat.NotebookNode, name: str = "nb"):
     folder = tmp_path / name
     folder.mkdir()
     (folder / SPEC.notebook).write_text(nbformat.writes(notebook), encoding="utf-8")
-    return load_submission(folder, STUDENT)
+    return load_submission(folder, STUDENT, assignment=H2)
 
 
 def runnable(submission) -> list[str]:
@@ -95,8 +95,8 @@ def test_an_edited_locked_cell_is_what_the_release_says(tmp_path, honest, honest
 
 
 def test_a_visible_check_without_metadata_is_still_skipped():
-    check = release_locked_cells()[SPEC.part("stable_softmax").grade_cell]
-    roles = assign_roles([(check.source, ""), ("x = 1\n", "")])
+    check = release_locked_cells(H2)[SPEC.part("stable_softmax").grade_cell]
+    roles = assign_roles([(check.source, ""), ("x = 1\n", "")], release_locked_cells(H2))
     assert [role.role for role in roles] == ["skip", "student"]
     assert roles[0].grade_id == check.grade_id and roles[0].source is None
 
@@ -118,7 +118,7 @@ def test_a_tampered_correct_notebook_scores_full_marks(tmp_path, honest):
                    ((honest, "honest"), (tampered, "tampered"))]
     for submission in submissions:
         write_evidence(submission.folder, STUDENT)
-    session = GradingSession.start()
+    session = GradingSession.start(H2)
     try:
         honest_result, tampered_result = (grade_submission(s, session) for s in submissions)
     finally:
@@ -132,4 +132,4 @@ def test_a_missing_release_is_a_clear_error(tmp_path):
     from autograder.grading.cells import ReleaseMismatch
 
     with pytest.raises(ReleaseMismatch, match="cannot read the release notebook"):
-        release_locked_cells(tmp_path / "missing.ipynb")
+        release_locked_cells(H2, tmp_path / "missing.ipynb")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.authoring.sample_cohort import VARIANTS, build_submission
+from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
 from autograder.spec import REPO, SPEC
 from tests.support.cli import one_line_error
 
@@ -112,6 +112,106 @@ def test_an_unknown_assignment_is_refused_with_the_known_one(command, course):
     done = subprocess.run([sys.executable, "-m", "autograder", command, "h3_decoder",
                            "--root", str(course)], cwd=REPO, capture_output=True, text=True,
                           timeout=60, check=False)
-    line = one_line_error(done)
-    assert "'h3_decoder'" in line and repr(ASSIGNMENT) in line
+    assert_names_the_assignments(one_line_error(done))
     assert not (course / "autograded").exists()
+
+
+# ------------------------------------------------------------------ assignments and authoring
+
+
+def assert_names_the_assignments(line: str) -> None:
+    """The registry's one line for an unknown name: it names the assignments there are."""
+    assert line.startswith("error: no assignment called 'h3_decoder': the assignments here are ")
+    assert re.search(rf"the assignments here are [^(]*\b{ASSIGNMENT}\b", line), line
+
+
+def command(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def write_bundle(folder: Path, name: str, parts: int = 2) -> Path:
+    """A minimal bundle (a spec only): enough to be listed, loaded and refused."""
+    bundle = folder / name
+    bundle.mkdir(parents=True)
+    lines = [f'name = "{name}"', f'notebook = "{name}.ipynb"', 'grade_cell_prefix = "check_"',
+             f"total = {3 * parts}"]
+    for number in range(parts):
+        lines += ["[[parts]]", f'name = "f{number}"', 'kind = "function"', "points = 3"]
+    (bundle / "assignment.toml").write_text("\n".join(lines) + "\n")
+    return bundle
+
+
+def test_assignments_lists_each_bundle_with_its_points_and_origin(tmp_path):
+    folder = tmp_path / "bundles"
+    write_bundle(folder, "tiny", parts=2)
+    write_bundle(folder, ASSIGNMENT, parts=1)  # a folder's copy is the one graded
+    (folder / "notes").mkdir()  # not a bundle: no assignment.toml
+    plain = command("assignments")
+    assert plain.returncode == 0, plain.stderr
+    assert re.search(rf"^{ASSIGNMENT} +15 parts, 100 points +package$", plain.stdout, re.M)
+    listed = command("assignments", "--assignments", str(folder))
+    assert listed.returncode == 0, listed.stderr
+    assert re.search(rf"^{ASSIGNMENT} +1 part, 3 points +{folder} \(in place of the "
+                     r"package's\)$", listed.stdout, re.M)
+    assert re.search(rf"^tiny +2 parts, 6 points +{folder}$", listed.stdout, re.M)
+    assert "notes" not in listed.stdout
+
+
+def test_assignments_names_a_spec_it_cannot_read_and_exits_1(tmp_path):
+    bundle = write_bundle(tmp_path, "broken")
+    (bundle / "assignment.toml").write_text('name = "broken"\n')
+    done = command("assignments", "--assignments", str(tmp_path))
+    assert done.returncode == 1
+    assert re.search(rf"^broken +{tmp_path}: cannot be read: .*missing notebook", done.stdout, re.M)
+
+
+def test_assignments_in_a_folder_that_does_not_exist(tmp_path):
+    line = one_line_error(command("assignments", "--assignments", str(tmp_path / "nope")))
+    assert line == f"error: the assignments folder {tmp_path / 'nope'} does not exist"
+
+
+@pytest.mark.parametrize("argv", [["generate-release", "h3_decoder", "--check"],
+                                  ["sync-solutions", "h3_decoder", "--check"],
+                                  ["gradescope", "build", "h3_decoder"],
+                                  ["run-autograder", "h3_decoder"]])
+def test_every_command_refuses_an_unknown_assignment_in_the_registrys_line(argv):
+    assert_names_the_assignments(one_line_error(command(*argv)))
+
+
+@pytest.mark.parametrize("name", ["generate-release", "sync-solutions"])
+def test_authoring_needs_the_assignments_source_folder(tmp_path, name):
+    """A bundle graded from a folder has no source/<name>/ in this checkout to author."""
+    write_bundle(tmp_path, "tiny")
+    line = one_line_error(command(name, "tiny", "--assignments", str(tmp_path), "--check"))
+    assert line == (f"error: assignment 'tiny' has no source folder {REPO / 'source' / 'tiny'}: "
+                    "authoring (sync-solutions, generate-release) works from a checkout "
+                    "holding its source/, release/ and schemas/")
+
+
+def test_authoring_defaults_to_the_checkouts_one_assignment(tmp_path):
+    from autograder.authoring.checkout import NoCheckout, default_assignment
+
+    assert default_assignment() == ASSIGNMENT  # source/ holds only it
+    with pytest.raises(NoCheckout, match="no folder of .* is an assignment bundle"):
+        default_assignment(repo=tmp_path)
+    for name in (ASSIGNMENT, "tiny", "not_a_bundle"):
+        (tmp_path / "source" / name).mkdir(parents=True)
+    write_bundle(tmp_path / "bundles", "tiny")
+    with pytest.raises(NoCheckout, match=rf"holds several assignments \({ASSIGNMENT}, tiny\)"):
+        default_assignment([tmp_path / "bundles"], repo=tmp_path)
+    assert default_assignment(repo=tmp_path) == ASSIGNMENT  # tiny is not a bundle here
+
+
+def test_the_top_level_help_names_no_assignment():
+    done = command("--help")
+    assert done.returncode == 0 and "assignments" in done.stdout
+    assert ASSIGNMENT not in done.stdout and "attention" not in done.stdout.lower()
+
+
+def test_a_missing_package_is_one_line_but_a_missing_reference_is_a_broken_checkout():
+    from autograder.cli import missing_dependency
+
+    assert missing_dependency(ModuleNotFoundError(name="jsonschema")).startswith(sys.executable)
+    for ours in ("autograder.grading", "solutions", "solutions.attention"):
+        assert missing_dependency(ModuleNotFoundError(name=ours)) is None, ours

@@ -27,14 +27,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.authoring.sample_cohort import set_cell, solved_notebook, write_evidence
 from autograder.authoring.sync import grade_id
 from autograder.batch.course import Course
 from autograder.batch.engine import BatchOptions, grade_course
+from autograder.bundles.h2_attention.samples import set_cell, solved_notebook, write_evidence
 from autograder.grading import run_checks, score_parts
 from autograder.results.result import STATUS_GRADED
-from autograder.spec import SPEC
 from solutions import evidence as evidence_builder
+from tests.support.h2 import H2, SPEC
 from tests.support.in_process import InProcessStudent
 
 CORRECT_DIR = Path(__file__).with_name("correct")
@@ -140,7 +140,7 @@ def test_solutions_are_different():
 def test_in_process_full_marks(name):
     student = InProcessStudent(source_of(name), filename=f"<{name}>")
     assert not student.cell_errors, student.cell_errors
-    scores = score_parts(run_checks(student))
+    scores = score_parts(run_checks(student, H2), H2)
     assert set(scores) == set(SPEC.function_points)
     lost = report(scores)
     assert not lost, f"{name} loses points:\n{lost}"

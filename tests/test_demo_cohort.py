@@ -1,20 +1,28 @@
-"""`make demo`'s sample cohort shows every section of the report (issue 15): the Makefile and
-``sample_cohort`` agree on the due date and cohort, every command of the demo parses, and the
-planted near-copy is a copy (same code, other names and comments) that still runs the same.
-(That the report then finds exactly this pair is tests/browser's, on a graded course.)"""
+"""`make demo`'s sample cohort (H2's, in its bundle's ``samples``) shows every section of the
+report (issue 15): the Makefile and the samples agree on the due date and cohort, every
+command of the demo parses, and the planted near-copy is a copy (same code, other names and
+comments) that still runs the same. (That the report then finds exactly this pair is
+tests/browser's, on a graded course.) The builder needs only the installed package."""
 
 from __future__ import annotations
 
 import ast
 import contextlib
 import io
+import json
+import os
 import re
 import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from autograder.authoring import sample_cohort
+from autograder.authoring import sample_cohort as engine_builder
 from autograder.batch.course import parse_time
+from autograder.bundles.h2_attention import samples as sample_cohort
 from autograder.cli import build_parser
 from autograder.spec import REPO
 
@@ -114,3 +122,74 @@ def test_the_near_copy_computes_what_the_original_computes():
                               for name in made)
     np.testing.assert_array_equal(mine, theirs)
     np.testing.assert_array_equal(*(made[name]["torch_sdpa"](Q, K, V, mask=mask) for name in made))
+
+
+# ------------------------------------------------------------------ self-contained
+
+
+def test_the_near_copy_pairs_original_is_written_once():
+    """tests/correct/einsum_everywhere.py (graded 100/100 there) is a link to the bundle's
+    sample, which ships with the package."""
+    linked = REPO / "tests" / "correct" / "einsum_everywhere.py"
+    assert linked.is_symlink() and linked.resolve() == sample_cohort.OWN_SOLUTION.resolve()
+    assert sample_cohort.OWN_SOLUTION.parent == Path(sample_cohort.__file__).parent
+
+
+def _without_cell_ids(path: Path, installed: Path | None = None) -> dict:
+    text = path.read_text(encoding="utf-8")
+    if installed:  # reads_reference names the reference where it is installed
+        text = text.replace(str(installed), str(REPO))
+    data = json.loads(text)
+    for cell in data["cells"]:
+        cell.pop("id", None)  # a cell a sample appends gets a random id
+    return data
+
+
+@pytest.mark.slow  # two builds of the cohort, one in a fresh interpreter (about 10 s)
+def test_the_demo_builds_from_the_package_alone(tmp_path):
+    """What `pip install .` installs (the package, its bundle's data as files, the
+    reference) builds the same cohort as the checkout: no tests/, source/ or release/."""
+    installed = tmp_path / "site"
+    for name in ("autograder", "solutions"):
+        shutil.copytree(REPO / name, installed / name, symlinks=False,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": str(installed)}
+    built = tmp_path / "course"
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder.authoring.sample_cohort", "h2_attention",
+         str(built), "--cohort", "demo-2026"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    where = subprocess.run([sys.executable, "-c", "import autograder; print(autograder.__file__)"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
+    assert where.stdout.startswith(str(installed))
+    assert not (built / "source").exists()  # nothing of a checkout to copy: none is needed
+
+    here = sample_cohort.build_sample_cohort(tmp_path / "checkout", cohort="demo-2026")
+    students = sorted(path.name for path in (built / "submitted").iterdir())
+    assert students == sorted(here)
+    for student in students:
+        mine = built / "submitted" / student / "h2_attention"
+        theirs = tmp_path / "checkout" / "submitted" / student / "h2_attention"
+        assert sorted(p.name for p in mine.iterdir()) == sorted(p.name for p in theirs.iterdir())
+        for path in mine.iterdir():
+            if path.suffix == ".ipynb" and student != "s012-broken-notebook":
+                assert _without_cell_ids(path, installed) == _without_cell_ids(theirs / path.name)
+            else:
+                assert path.read_bytes() == (theirs / path.name).read_bytes(), path
+
+
+def test_an_assignment_without_samples_is_one_line(tmp_path, capsys):
+    bundle = tmp_path / "bundles" / "tiny"
+    bundle.mkdir(parents=True)
+    (bundle / "assignment.toml").write_text(
+        'name = "tiny"\nnotebook = "tiny.ipynb"\ngrade_cell_prefix = "check_"\ntotal = 1\n'
+        '[[parts]]\nname = "f"\nkind = "function"\npoints = 1\n')
+    argv = ["tiny", str(tmp_path / "course"), "--assignments", str(tmp_path / "bundles")]
+    assert engine_builder.main(argv) == 2
+    assert capsys.readouterr().err == (f"error: assignment 'tiny' ships no sample cohort (no "
+                                       f"samples/ in {bundle})\n")
+    assert engine_builder.main(["h3_decoder", str(tmp_path / "course")]) == 2
+    line = capsys.readouterr().err
+    assert line.count("\n") == 1 and "no assignment called 'h3_decoder'" in line
+    assert "h2_attention" in line

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.authoring.sample_cohort import VARIANTS, build_submission
+from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
 from autograder.grading.submission import load_submission
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+from tests.support.h2 import H2, SPEC
 
 COPY = SPEC.notebook.replace(".ipynb", "-Copy1.ipynb")
 STUBS = REPO / "release" / SPEC.name / SPEC.notebook
@@ -32,7 +33,7 @@ def _folder(tmp_path: Path, *names: str) -> Path:
 
 
 def test_a_copy_beside_the_notebook_is_named_and_sent_to_review(tmp_path):
-    submission = load_submission(_folder(tmp_path, SPEC.notebook, COPY), "s1")
+    submission = load_submission(_folder(tmp_path, SPEC.notebook, COPY), "s1", assignment=H2)
     assert submission.notebook is not None and submission.notebook.name == SPEC.notebook
     assert not submission.fatal
     [why] = submission.review
@@ -43,7 +44,7 @@ def test_a_copy_beside_the_notebook_is_named_and_sent_to_review(tmp_path):
 
 def test_several_copies_are_all_named(tmp_path):
     second = SPEC.notebook.replace(".ipynb", "-Copy2.ipynb")
-    submission = load_submission(_folder(tmp_path, SPEC.notebook, second, COPY), "s1")
+    submission = load_submission(_folder(tmp_path, SPEC.notebook, second, COPY), "s1", assignment=H2)
     [why] = submission.review
     assert f"{COPY!r}, {second!r} were submitted beside it" in why
 
@@ -52,20 +53,20 @@ def test_a_hidden_file_is_no_copy(tmp_path):
     """macOS leaves ``._h2_attention.ipynb`` in a zip: not a student's notebook."""
     folder = _folder(tmp_path, SPEC.notebook)
     (folder / f"._{SPEC.notebook}").write_bytes(b"\0\5\x16\7")
-    submission = load_submission(folder, "s1")
+    submission = load_submission(folder, "s1", assignment=H2)
     assert submission.review == [] and submission.notes == []
 
 
 def test_only_copies_none_is_graded_and_a_person_checks(tmp_path):
     second = SPEC.notebook.replace(".ipynb", "-Copy2.ipynb")
-    submission = load_submission(_folder(tmp_path, COPY, second), "s1")
+    submission = load_submission(_folder(tmp_path, COPY, second), "s1", assignment=H2)
     assert submission.notebook is None
     assert f"{COPY!r}" in submission.fatal and f"{second!r}" in submission.fatal
     assert "none was graded" in submission.fatal and "a person will check" in submission.fatal
 
 
 def test_one_renamed_notebook_alone_is_graded_as_before(tmp_path):
-    submission = load_submission(_folder(tmp_path, COPY), "s1")
+    submission = load_submission(_folder(tmp_path, COPY), "s1", assignment=H2)
     assert submission.notebook is not None and submission.notebook.name == COPY
     assert submission.review == [] and "graded anyway" in submission.notes[0]
 

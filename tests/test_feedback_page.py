@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from autograder.bundles.h2_attention.evidence_parts import CARRIED_NOTE
 from autograder.grading.carried_forward import carried_note
-from autograder.grading.evidence_parts import CARRIED_NOTE
 from autograder.results import feedback_page
 from autograder.results import result as saved  # (its TestResult is not a pytest class)
 from autograder.results.result import (
@@ -23,7 +23,8 @@ from autograder.results.result import (
     SubmissionResult,
     is_carried_forward,
 )
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+from tests.support.h2 import SPEC
 
 TAGS = re.compile(r"<[^>]+>")
 
@@ -47,7 +48,7 @@ def test_code_spans_are_code_elements_and_no_backtick_is_left():
     page = feedback_page.render(result([PartResult(
         "stable_softmax", 3, 13, messages=[
             "`stable_softmax` raised ValueError: shapes ``(2, 3)`` and `(3,)` differ",
-        ], explanations=["Softmax runs over the keys: use `axis=-1`."])]))
+        ], explanations=["Softmax runs over the keys: use `axis=-1`."])]), SPEC)
     assert "<code>stable_softmax</code>" in page
     assert "<code>(2, 3)</code>" in page and "<code>(3,)</code>" in page
     assert "<code>axis=-1</code>" in page
@@ -59,7 +60,7 @@ def test_a_message_is_escaped_before_its_code_spans_are_made():
         "attention_scores", 0, 7, messages=[
             "`attention_scores` raised ValueError: `<script>alert(1)</script>` & <b>bold</b>",
             "an unpaired ` backtick stays text <i>",
-        ])]))
+        ])]), SPEC)
     assert "<script>alert" not in page and "<b>bold" not in page and "<i>" not in page
     assert "<code>&lt;script&gt;alert(1)&lt;/script&gt;</code>" in page
     assert "&amp; &lt;b&gt;bold&lt;/b&gt;" in page
@@ -70,7 +71,7 @@ def test_a_message_repeated_in_every_part_is_shown_once():
     reason = f"no notebook was submitted (expected {SPEC.notebook})"
     parts = [PartResult(name, 0.0, float(points), messages=[reason])
              for name, points in SPEC.function_points.items()]
-    page = feedback_page.render(result(parts, status=STATUS_UNGRADABLE, reason=reason))
+    page = feedback_page.render(result(parts, status=STATUS_UNGRADABLE, reason=reason), SPEC)
     assert visible_text(page).count(reason) == 1
 
 
@@ -81,7 +82,7 @@ def test_one_message_for_several_evidence_sections_is_shown_once():
         f"/masked_case: {body}", f"/parity: {body}", f"/intervention: {body}",
         "/hand_example/weights/0/1: another problem",
     ])
-    text = visible_text(feedback_page.render(result([evidence])))
+    text = visible_text(feedback_page.render(result([evidence]), SPEC))
     assert text.count(body) == 1
     for section in ("masked_case", "parity", "intervention", "/hand_example/weights/0/1"):
         assert section in text
@@ -91,7 +92,7 @@ def test_one_message_for_several_evidence_sections_is_shown_once():
 def test_a_note_that_is_one_parts_problem_is_shown_in_that_row_only():
     problem = "`stable_softmax` did not finish in time (stopped after 5 s: an endless loop?)"
     page = feedback_page.render(result([PartResult("stable_softmax", 0, 13, messages=[problem])],
-                                       notes=[problem]))
+                                       notes=[problem]), SPEC)
     text = visible_text(page)
     assert text.count("did not finish in time") == 1
     row = page.split('id="part-stable_softmax"', 1)[1].split("</tr>", 1)[0]
@@ -100,12 +101,12 @@ def test_a_note_that_is_one_parts_problem_is_shown_in_that_row_only():
 
 def test_a_note_repeated_is_shown_once():
     note = "notebook cell 7 raised NameError: name 'x' is not defined"
-    page = feedback_page.render(result(notes=[note, note]))
+    page = feedback_page.render(result(notes=[note, note]), SPEC)
     assert visible_text(page).count(note) == 1
 
 
 def test_the_header_names_course_cohort_assignment_and_grading_date():
-    page = feedback_page.render(result(cohort="dl-2026-fall-a", graded_on="2026-12-16"),
+    page = feedback_page.render(result(cohort="dl-2026-fall-a", graded_on="2026-12-16"), SPEC,
                                 course="dl-2026-fall-a-course")
     header = page.split("<header", 1)[1].split("</header>", 1)[0]
     for fact in ("dl-2026-fall-a-course", "dl-2026-fall-a", SPEC.name, "2026-12-16", "s042"):
@@ -118,11 +119,11 @@ def test_the_course_is_the_roots_nbgrader_course_id(tmp_path):
     (root / "nbgrader_config.py").write_text(
         "c = get_config()\nc.CourseDirectory.course_id = 'dl-2026-fall-b'\n")
     page_path = root / "autograded" / "s042" / SPEC.name / "feedback.html"
-    feedback_page.save(result(), page_path)
+    feedback_page.save(result(), page_path, SPEC)
     assert "dl-2026-fall-b" in page_path.read_text().split("</header>")[0]
     # A root without its own nbgrader config: the repository's course id (``make demo``).
     other = tmp_path / "other" / "autograded" / "s042" / SPEC.name / "feedback.html"
-    feedback_page.save(result(), other)
+    feedback_page.save(result(), other, SPEC)
     assert feedback_page.course_id(REPO) in other.read_text().split("</header>")[0]
 
 
@@ -146,7 +147,7 @@ def test_a_carried_forward_check_is_shown_as_such_with_its_points(note):
     assert is_carried_forward(note)
     part = PartResult("scaled_dot_product_attention", 8, 8, messages=[note])
     tests = [check(part.part, "hand example", 0, note, 3), check(part.part, "float32", 0, "", 5)]
-    page = feedback_page.render(result([part], tests=tests))
+    page = feedback_page.render(result([part], tests=tests), SPEC)
     carried = re.search(r'<div class="carried">(.*?)</div>', row_of(page, part.part), re.S)
     assert carried, row_of(page, part.part)
     assert "Carried forward" in carried.group(1)
@@ -161,11 +162,11 @@ def test_no_carried_forward_box_where_no_points_were_carried():
     on_its_own = PartResult("scaled_dot_product_attention", 8, 8, messages=[note])
     tests = [check(on_its_own.part, "hand example", 0, "", 3),
              check(on_its_own.part, "float32", 0, "", 5)]
-    page = feedback_page.render(result([on_its_own], tests=tests))
+    page = feedback_page.render(result([on_its_own], tests=tests), SPEC)
     assert 'class="carried"' not in page
     assert "All checks passed." in visible_text(row_of(page, on_its_own.part))
     # Without its checks (no way to say what was carried) a full part says nothing either.
-    page = feedback_page.render(result([on_its_own]))
+    page = feedback_page.render(result([on_its_own]), SPEC)
     assert 'class="carried"' not in page
 
 
@@ -174,7 +175,7 @@ def test_a_carried_forward_evidence_section_is_shown_as_such():
     assert is_carried_forward(message)
     assert not is_carried_forward("/hand_example: the weights are not carried forward at all")
     evidence = PartResult("evidence", 14, 14, messages=[message])
-    row = row_of(feedback_page.render(result([evidence])), "evidence")
+    row = row_of(feedback_page.render(result([evidence]), SPEC), "evidence")
     carried = re.search(r'<div class="carried">(.*?)</div>', row, re.S)
     assert carried and "hand_example" in carried.group(1)
     worth = SPEC.evidence_sections["hand_example"]
@@ -188,7 +189,7 @@ def test_the_likely_cause_comes_first_then_the_failed_checks_with_their_points()
              check(part, "Large scores", 2, f"NaN in the weights.\n{cause}", 2),
              check(part, "float32 stays float32", 0)]
     page = feedback_page.render(result([PartResult(part, 10, 13, explanations=[cause])],
-                                       tests=tests))
+                                       tests=tests), SPEC)
     row = row_of(page, part)
     text = visible_text(row)
     assert text.index("Likely cause") < text.index("Rows do not sum to one")
@@ -203,7 +204,7 @@ def test_reasons_that_differ_only_in_numbers_are_said_once_with_the_combined_poi
     tests = [check(part, f"check {i}", points, f"Wrong values at ({i}, 3) (expected 0.{i}1, "
                    f"got 0.9{i})", points) for i, points in ((1, 1), (2, 2), (3, 1))]
     tests.append(check(part, "check 4", 1, "NaN in the weights at position (0, 0)."))
-    page = feedback_page.render(result([PartResult(part, 8, 13)], tests=tests))
+    page = feedback_page.render(result([PartResult(part, 8, 13)], tests=tests), SPEC)
     text = visible_text(row_of(page, part))
     assert text.count("Wrong values") == 1
     assert "(expected 0.11, got 0.91)" in text  # the first check's numbers, as the example
@@ -219,7 +220,7 @@ def test_markdown_is_rendered_and_never_shown_raw():
     tests = [check(part, "An explicit `scale` is used", 1, "`scaled_dot_product_attention` "
                    "returned the *wrong* shape")]
     page = feedback_page.render(result([PartResult(part, 7, 8, explanations=[cause])],
-                                       tests=tests))
+                                       tests=tests), SPEC)
     row = row_of(page, part)
     assert "<em>all</em>" in row and "<strong>only</strong>" in row and "<em>wrong</em>" in row
     assert "<code>K.T</code>" in row and "<code>scale</code>" in row
@@ -249,7 +250,7 @@ def test_evidence_sections_show_their_worth_from_the_spec():
     evidence = PartResult("evidence", SPEC.part_points["evidence"] - worth,
                           SPEC.part_points["evidence"],
                           messages=[f"/{failing}/weights/0/0: the masked weights are wrong"])
-    row = row_of(feedback_page.render(result([evidence])), "evidence")
+    row = row_of(feedback_page.render(result([evidence]), SPEC), "evidence")
     for name, points in sections.items():
         cell = row.split(f'id="section-{name}"', 1)[1].split("</tr>", 1)[0]
         shown = visible_text(cell)
@@ -268,7 +269,7 @@ def test_a_paragraph_repeated_for_several_sections_is_shown_once():
                 f"of your `{function}` did not finish in time. {advice}"
                 for name, function in sections.items()]
     evidence = PartResult("evidence", 2, 14, messages=messages, needs_review=True)
-    text = visible_text(row_of(feedback_page.render(result([evidence])), "evidence"))
+    text = visible_text(row_of(feedback_page.render(result([evidence]), SPEC), "evidence"))
     assert text.count("Re-run the whole notebook") == 1, text
     for name, function in sections.items():
         assert f"the {name} section could not be checked" in text and function in text
@@ -282,7 +283,7 @@ def test_texts_that_differ_only_in_their_sections_name_are_said_once():
                 f"that your functions produce the numbers of {words}: submit the notebook "
                 "that wrote the file." for name, words in names.items()]
     evidence = PartResult("evidence", 2, 14, messages=messages)
-    row = row_of(feedback_page.render(result([evidence])), "evidence")
+    row = row_of(feedback_page.render(result([evidence]), SPEC), "evidence")
     text = visible_text(row)
     assert text.count("no notebook of yours could be run") == 1, text
     assert re.search(r"The same holds for\s+masked_case\s*,\s+parity\s+and\s+intervention",
@@ -298,7 +299,7 @@ def test_an_ungradable_notebook_shows_no_total_it_does_not_have():
              for name, points in SPEC.function_points.items()]
     graded = result(parts, status=STATUS_UNGRADABLE, reason=reason)
     assert graded.score > 0  # the evidence parts were graded without the notebook
-    page = feedback_page.render(graded)
+    page = feedback_page.render(graded, SPEC)
     header = visible_text(page.split("</header>", 1)[0])
     assert f"{graded.score:g} / {graded.max_score:g}" not in header
     assert "No total" in header
@@ -311,7 +312,7 @@ def test_a_note_about_one_function_is_said_in_its_row():
     part = "value_intervention"
     tests = [check(part, "intervention", 1, f"`{part}` did not finish in time.")]
     note = f"`{part}` was stopped at once: it calls `stable_softmax`, which ran out of time"
-    page = feedback_page.render(result([PartResult(part, 6, 7)], tests=tests, notes=[note]))
+    page = feedback_page.render(result([PartResult(part, 6, 7)], tests=tests, notes=[note]), SPEC)
     assert "was stopped at once" in visible_text(row_of(page, part))
     assert visible_text(page).count("was stopped at once") == 1
 
@@ -322,25 +323,25 @@ def test_no_path_of_the_grading_machine_is_shown(tmp_path):
     repo = f"`stable_softmax` raised OSError: cannot open {REPO}/solutions/attention.py"
     page_path = root / "autograded" / "s042" / SPEC.name / "feedback.html"
     feedback_page.save(result([PartResult("stable_softmax", 0, 13, messages=[repo])],
-                              notes=[leaked]), page_path)
+                              notes=[leaked]), page_path, SPEC)
     page = page_path.read_text()
     assert str(root) not in page and str(REPO) not in page and str(tmp_path) not in page
     assert "x.csv" in page and "attention.py" in page  # the file is still named
 
 
 def test_the_tas_notes_never_reach_the_page():
-    page = feedback_page.render(result(ta_notes=["evidence: the inputs of student id 's007'"]))
+    page = feedback_page.render(result(ta_notes=["evidence: the inputs of student id 's007'"]), SPEC)
     assert "s007" not in page
 
 
 def test_the_page_has_no_script_and_no_external_resource():
-    page = feedback_page.render(result())
+    page = feedback_page.render(result(), SPEC)
     assert "<script" not in page and "http://" not in page and "https://" not in page
 
 
 def test_saving_writes_the_rendered_page(tmp_path: Path):
     target = tmp_path / "feedback.html"
-    feedback_page.save(result(), target)
+    feedback_page.save(result(), target, SPEC)
     assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
 
@@ -360,7 +361,7 @@ def test_every_distinct_carried_forward_note_of_the_evidence_is_shown():
                 f"/parity: {raised.format(title='the parity check')}",
                 f"/intervention: {raised.format(title='the parity check')}"]
     evidence = PartResult("evidence", 14, 14, messages=messages)
-    row = row_of(feedback_page.render(result([evidence])), "evidence")
+    row = row_of(feedback_page.render(result([evidence]), SPEC), "evidence")
     carried = re.search(r'<div class="carried">(.*?)</div>', row, re.S)
     assert carried, row
     said = visible_text(carried.group(1))

@@ -17,8 +17,8 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
-from autograder.authoring.sample_cohort import VARIANTS, build_submission, timestamp_text
 from autograder.batch.course import RESULTS_JSON, TIMESTAMP_TXT, Course
+from autograder.bundles.h2_attention.samples import VARIANTS, build_submission, timestamp_text
 from autograder.grading.cells import release_locked_cells
 from autograder.results import formgrader, gradebook, graded_notebook
 from autograder.results.result import (
@@ -28,7 +28,7 @@ from autograder.results.result import (
     SubmissionResult,
     save,
 )
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 VARIANT = {variant.name: variant for variant in VARIANTS}
 HOSTILE = "<script>alert('x')</script>"
@@ -74,13 +74,13 @@ def test_the_graded_notebook_carries_our_points_and_nothing_the_student_wrote_re
                         "source": f"{HOSTILE} [click](javascript:alert(1)) ```` inside"})
     submitted.write_text(json.dumps(nb), encoding="utf-8")
 
-    written = graded_notebook.write(course, _result("s1", message=f"<b>{HOSTILE}</b>"))
+    written = graded_notebook.write(course, _result("s1", message=f"<b>{HOSTILE}</b>"), assignment=SPEC)
     assert written == course.autograded("s1") / f"{SPEC.name}.ipynb"
     graded = nbformat.read(written, as_version=4)
     nbformat.validate(graded)
     marked = [cell for cell in graded.cells if "nbgrader" in cell.metadata]
     assert [cell.metadata.nbgrader.grade_id for cell in marked] == [p.grade_cell for p in SPEC.parts]
-    locked = release_locked_cells()
+    locked = release_locked_cells(SPEC)
     for cell, part in zip(marked, SPEC.parts, strict=True):
         assert cell.source == locked[part.grade_cell].source  # the release's, as nbgrader does
         assert cell.metadata.nbgrader.points == part.points
@@ -106,7 +106,7 @@ def test_a_submission_without_a_notebook_still_gets_a_box_for_every_part(tmp_pat
     course.submitted("s1").mkdir(parents=True)
     result = _result("s1", STATUS_UNGRADABLE)
     result.reason = f"no notebook was submitted (expected {SPEC.notebook})"
-    graded = nbformat.read(graded_notebook.write(course, result), as_version=4)
+    graded = nbformat.read(graded_notebook.write(course, result, assignment=SPEC), as_version=4)
     nbformat.validate(graded)
     assert result.reason in graded.cells[1].outputs[0].text
     marked = [cell for cell in graded.cells if "nbgrader" in cell.metadata]
@@ -117,7 +117,7 @@ def test_a_submission_without_a_notebook_still_gets_a_box_for_every_part(tmp_pat
 def test_the_text_to_judge_is_the_evidence_files(tmp_path):
     course = Course(tmp_path, SPEC.name)
     build_submission(tmp_path, "s1", VARIANT["unjudged_limitation"])
-    graded = nbformat.read(graded_notebook.write(course, _result("s1")), as_version=4)
+    graded = nbformat.read(graded_notebook.write(course, _result("s1"), assignment=SPEC), as_version=4)
     limitation = next(cell for cell in graded.cells
                       if cell.metadata.get("nbgrader", {}).get("grade_id") == SPEC.part("limitation").grade_cell)
     assert "Text to judge" in limitation.outputs[0].text
@@ -142,7 +142,7 @@ def test_record_sets_the_timestamp_formgrader_compares_and_writes_what_it_opens(
     stamp.write_text(timestamp_text(datetime(2026, 12, 1, 9, 30, 1, 250000, tzinfo=UTC)) + "\n")
     # s2 has no timestamp.txt: nbgrader compares None with None.
 
-    gradebook.record(course, [_result("s1"), _result("s2")])
+    gradebook.record(course, [_result("s1"), _result("s2")], assignment=SPEC)
     assert _nbgrader_autograded(tmp_path) == {"s1", "s2"}
     for student in ("s1", "s2"):  # written for a root graded before (no notebook yet)
         assert graded_notebook.path(course, student).is_file()
@@ -150,7 +150,7 @@ def test_record_sets_the_timestamp_formgrader_compares_and_writes_what_it_opens(
 
     stamp.write_text("2026-12-02 08:00:00.000001 UTC\n")  # a resubmission, not graded yet
     assert _nbgrader_autograded(tmp_path) == {"s2"}
-    gradebook.record(course, [_result("s1")])
+    gradebook.record(course, [_result("s1")], assignment=SPEC)
     assert _nbgrader_autograded(tmp_path) == {"s1", "s2"}
     assert gradebook.submitted_timestamp(course.submitted("s1")) == datetime(2026, 12, 2, 8, 0, 0, 1)
     stamp.write_text("not a time\n")
@@ -209,7 +209,7 @@ def test_nbgrader_autograde_refuses_in_a_recorded_root_and_touches_nothing(tmp_p
     course = Course(tmp_path, SPEC.name)
     build_submission(tmp_path, "s1", VARIANT["correct"])
     save(_result("s1"), course.autograded("s1") / RESULTS_JSON)
-    gradebook.record(course, [_result("s1")])
+    gradebook.record(course, [_result("s1")], assignment=SPEC)
     before = {p.name: p.read_bytes() for p in course.autograded("s1").iterdir()}
     done = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", SPEC.name,
                            "--student", "s1", "--force"], cwd=tmp_path, capture_output=True,

@@ -21,7 +21,7 @@ import pytest
 from autograder.batch.course import Course
 from autograder.results import gradebook
 from autograder.results.result import STATUS_GRADED, PartResult, SubmissionResult
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 VENV_BIN = str(Path(sys.executable).parent)
 
@@ -65,9 +65,9 @@ def course(tmp_path: Path) -> Course:
 def test_new_gradebook_is_nbgraders_own(course):
     """nbgrader upgrades it as its own (no re-stamp, no migration), opens it without running
     alembic, and `nbgrader export` reads our scores back."""
-    thread = gradebook.prepare(course)
+    thread = gradebook.prepare(course, assignment=SPEC)
     thread.join()
-    assert gradebook.record(course, [result("s001"), result("s002", lose=2)]) == 2
+    assert gradebook.record(course, [result("s001"), result("s002", lose=2)], assignment=SPEC) == 2
     head = nbgrader_head()
     assert stamped_versions(course.root) == [head]
 
@@ -112,7 +112,7 @@ def test_gradebook_made_by_nbgrader_is_used_as_it_is(course):
         env=nbgrader_env(), check=True, capture_output=True, timeout=120,
     )
     before = stamped_versions(course.root)
-    assert gradebook.record(course, [result("s001", lose=1)]) == 1
+    assert gradebook.record(course, [result("s001", lose=1)], assignment=SPEC) == 1
     assert stamped_versions(course.root) == before
     with sqlite3.connect(course.root / "gradebook.db") as db:
         [(total,)] = db.execute("SELECT SUM(auto_score) FROM grade").fetchall()
@@ -126,8 +126,8 @@ def test_record_replaces_no_function_of_nbgrader(course):
 
     nbgrader_functions = (nbgrader.api.get_alembic_version, nbgrader.dbutil.upgrade,
                           nbgrader.api.Gradebook.__init__)
-    gradebook.prepare(course).join()
-    assert gradebook.record(course, [result("s001")]) == 1
+    gradebook.prepare(course, assignment=SPEC).join()
+    assert gradebook.record(course, [result("s001")], assignment=SPEC) == 1
     after = (nbgrader.api.get_alembic_version, nbgrader.dbutil.upgrade,
              nbgrader.api.Gradebook.__init__)
     assert after == nbgrader_functions
@@ -140,15 +140,15 @@ def test_record_leaves_the_environment_alone(course, monkeypatch):
     gradebook is stamped all the same: without `alembic` on PATH."""
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # a TA's PATH without the venv's bin
     environment = dict(os.environ)
-    gradebook.prepare(course).join()
-    assert gradebook.record(course, [result("s001")]) == 1
+    gradebook.prepare(course, assignment=SPEC).join()
+    assert gradebook.record(course, [result("s001")], assignment=SPEC) == 1
     assert dict(os.environ) == environment
     assert len(stamped_versions(course.root)) == 1
 
 
 def test_record_is_idempotent(course):
-    gradebook.record(course, [result("s001", lose=3)])
-    gradebook.record(course, [result("s001", lose=3)])
+    gradebook.record(course, [result("s001", lose=3)], assignment=SPEC)
+    gradebook.record(course, [result("s001", lose=3)], assignment=SPEC)
     with sqlite3.connect(course.root / "gradebook.db") as db:
         assert db.execute("SELECT COUNT(*) FROM submitted_assignment").fetchone() == (1,)
         assert db.execute("SELECT SUM(auto_score) FROM grade").fetchone() == (97,)
@@ -170,11 +170,11 @@ def _unwritable_root(tmp_path: Path, kind: str) -> Course:
 @pytest.mark.parametrize("kind", ["root is a file", "root does not exist", "not a database"])
 def test_a_gradebook_that_cannot_be_opened_is_one_clear_error(tmp_path, kind, capfd):
     course = _unwritable_root(tmp_path, kind)
-    thread = gradebook.prepare(course)  # in the background while grading runs: no noise there
+    thread = gradebook.prepare(course, assignment=SPEC)  # in the background while grading runs: no noise there
     thread.join()
     assert capfd.readouterr().err == ""
     with pytest.raises(gradebook.GradebookError) as caught:
-        gradebook.record(course, [result("s001")])
+        gradebook.record(course, [result("s001")], assignment=SPEC)
     message = str(caught.value)
     assert "\n" not in message
     assert str(course.root / "gradebook.db") in message
@@ -187,11 +187,11 @@ def test_an_unexpected_error_in_prepare_is_raised_by_record(course, capfd):
     from nbgrader.api import InvalidEntry
 
     broken = Course(course.root, None)
-    thread = gradebook.prepare(broken)
+    thread = gradebook.prepare(broken, assignment=SPEC)
     thread.join()
     assert capfd.readouterr().err == ""
     with pytest.raises(InvalidEntry) as caught:
-        gradebook.record(broken, [result("s001")])
+        gradebook.record(broken, [result("s001")], assignment=SPEC)
     assert caught.value is thread.error
 
 
@@ -202,7 +202,7 @@ def record_per_row(course: Course, results: list[SubmissionResult]) -> None:
     commits after every row. The reference the batched write must match, row for row."""
     from nbgrader.api import MissingEntry
 
-    book = gradebook._open(course, course.assignment)
+    book = gradebook._open(course, course.assignment, SPEC)
     try:
         for res in results:
             if res.status != STATUS_GRADED:  # no grade to write (see the export test below)
@@ -273,7 +273,7 @@ def test_record_writes_what_the_per_row_api_wrote(tmp_path):
     for name in ("batched", "per_row"):
         (tmp_path / name).mkdir()
         course = Course(tmp_path / name, SPEC.name)
-        gradebook._open(course, course.assignment).close()
+        gradebook._open(course, course.assignment, SPEC).close()
         with Gradebook(course.db_url) as book:  # cells and a student a TA may have added
             book.update_or_create_solution_cell("answer", SPEC.name, SPEC.name)
             book.update_or_create_task_cell("explain", SPEC.name, SPEC.name, max_score=2,
@@ -285,10 +285,10 @@ def test_record_writes_what_the_per_row_api_wrote(tmp_path):
         courses.append(course)
     batched, per_row = courses
 
-    assert gradebook.record(batched, first) == 3
+    assert gradebook.record(batched, first, assignment=SPEC) == 3
     record_per_row(per_row, first)
     assert contents(batched) == contents(per_row)
-    assert gradebook.record(batched, second) == 4  # not the ungradable s006
+    assert gradebook.record(batched, second, assignment=SPEC) == 4  # not the ungradable s006
     record_per_row(per_row, second)
     written = contents(batched)
     assert written == contents(per_row)
@@ -334,12 +334,12 @@ def test_a_batch_is_written_in_a_fixed_number_of_commits(tmp_path, commits, exis
         (tmp_path / str(size)).mkdir()
         course = Course(tmp_path / str(size), SPEC.name)
         batch = [result(f"s{i:03d}", lose=i % 4) for i in range(size)]
-        gradebook.prepare(course).join()
+        gradebook.prepare(course, assignment=SPEC).join()
         if existing:
-            gradebook.record(course, batch)
+            gradebook.record(course, batch, assignment=SPEC)
             batch = [result(f"s{i:03d}", lose=(i + 1) % 4) for i in range(size)]
         commits.clear()
-        assert gradebook.record(course, batch) == size
+        assert gradebook.record(course, batch, assignment=SPEC) == size
         counts.append(commits.get(course.db_url, 0))
     assert counts[0] == counts[1], counts
     assert counts[0] > 0  # the listener sees the gradebook's commits at all
@@ -347,33 +347,33 @@ def test_a_batch_is_written_in_a_fixed_number_of_commits(tmp_path, commits, exis
 
 def test_a_failed_batch_writes_nothing(course):
     """One transaction: a batch that fails part way leaves the gradebook as it was."""
-    gradebook.record(course, [result("s001", lose=1)])
+    gradebook.record(course, [result("s001", lose=1)], assignment=SPEC)
     before = contents(course)
     broken = result("s003")
     broken.parts[0].part = "no_such_part"
     with pytest.raises(KeyError):
-        gradebook.record(course, [result("s001", lose=2), result("s002"), broken])
+        gradebook.record(course, [result("s001", lose=2), result("s002"), broken], assignment=SPEC)
     assert contents(course) == before
 
 
 def test_a_locked_gradebook_is_one_clear_error_and_nothing_is_written(course):
     """Another writer holds the database (sqlite's 5 s busy timeout runs out): one line for
     the TA, nothing half written; once it is free, the same call writes everything."""
-    gradebook.record(course, [result("s001")])
+    gradebook.record(course, [result("s001")], assignment=SPEC)
     before = contents(course)
     batch = [result("s001", lose=1), result("s002")]
     holder = sqlite3.connect(course.root / "gradebook.db", isolation_level=None)
     try:
         holder.execute("BEGIN IMMEDIATE")  # a write lock: readers may still read
         with pytest.raises(gradebook.GradebookError) as caught:
-            gradebook.record(course, batch)
+            gradebook.record(course, batch, assignment=SPEC)
     finally:
         holder.close()
     message = str(caught.value)
     assert "\n" not in message and "locked" in message
     assert "cannot write scores into the gradebook" in message
     assert contents(course) == before
-    assert gradebook.record(course, batch) == 2
+    assert gradebook.record(course, batch, assignment=SPEC) == 2
     with sqlite3.connect(course.root / "gradebook.db") as db:
         assert db.execute("SELECT SUM(auto_score) FROM grade").fetchone() == (199,)
 
@@ -410,16 +410,16 @@ def test_an_ungradable_student_has_no_score_in_nbgrader_export(course):
     nbgrader shows anyone without a submission (no timestamp)."""
     from nbgrader.api import Gradebook
 
-    gradebook._open(course, course.assignment).close()
+    gradebook._open(course, course.assignment, SPEC).close()
     with Gradebook(course.db_url) as book:
         book.add_student("s004", first_name="Ada", email="ada@example.org")
     graded = [result("s001"), result("s002", lose=2), result("s004", lose=1)]
-    assert gradebook.record(course, graded) == 3
+    assert gradebook.record(course, graded, assignment=SPEC) == 3
     assert set(nbgrader_export(course)) == {"s001", "s002", "s004"}
 
     # s002 and s004 resubmitted broken notebooks, s003 submitted one; s001 is unchanged
     assert gradebook.record(course, [result("s001"), ungradable("s002"), ungradable("s003"),
-                                     ungradable("s004")]) == 1
+                                     ungradable("s004")], assignment=SPEC) == 1
     rows = nbgrader_export(course)
     assert set(rows) == {"s001", "s004"}  # no s002, no s003: neither has a number
     assert float(rows["s001"]["score"]) == 100.0
@@ -430,5 +430,5 @@ def test_an_ungradable_student_has_no_score_in_nbgrader_export(course):
     assert [s[0] for s in written["student"]] == ["s001", "s004"]
 
     # a run that grades s002 again (fixed) writes it back in full
-    assert gradebook.record(course, [result("s002", lose=3)]) == 1
+    assert gradebook.record(course, [result("s002", lose=3)], assignment=SPEC) == 1
     assert float(nbgrader_export(course)["s002"]["score"]) == 97.0

@@ -7,13 +7,13 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from autograder.authoring.sample_cohort import solved_notebook, write_evidence
+from autograder.bundles.h2_attention.samples import solved_notebook, write_evidence
 from autograder.grading import grade_one
 from autograder.grading.grade_one import GradingSession, grade_submission
 from autograder.grading.plugin import GENERIC_MESSAGE, verdict
 from autograder.grading.submission import load_submission
 from autograder.results.result import STATUS_ERROR
-from autograder.spec import SPEC
+from tests.support.h2 import H2, SPEC
 
 pytestmark = pytest.mark.slow
 
@@ -25,17 +25,17 @@ def test_a_crashing_check_makes_a_grader_error_not_a_zero(tmp_path, monkeypatch)
     write_evidence(folder, "s1")
     real = grade_one.run_checks
 
-    def with_a_broken_check(student):  # noqa: ANN001, ANN202 - the grader's own bug, injected
-        results = real(student)
+    def with_a_broken_check(student, assignment):  # noqa: ANN001, ANN202 - the grader's own bug
+        results = real(student, assignment)
         first = results[0]
         common = {"name": first.name, "title": first.title, "part": first.part,
                   "max_points": first.max_points}
         return [verdict(common, KeyError("a bug in the check")), *results[1:]]
 
     monkeypatch.setattr(grade_one, "run_checks", with_a_broken_check)
-    session = GradingSession.start()
+    session = GradingSession.start(H2)
     try:
-        result = grade_submission(load_submission(folder, "s1"), session)
+        result = grade_submission(load_submission(folder, "s1", assignment=H2), session)
     finally:
         session.close()
     assert result.status == STATUS_ERROR

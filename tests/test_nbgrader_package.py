@@ -27,7 +27,8 @@ def test_gradebook_opens_without_the_jupyter_server(tmp_path: Path) -> None:
         from pathlib import Path
         from autograder.batch.course import Course
         from autograder.results import gradebook
-        gradebook._open(Course(Path({str(tmp_path)!r}), "a1"), "a1").close()
+        from tests.support.h2 import H2
+        gradebook._open(Course(Path({str(tmp_path)!r}), "a1"), "a1", H2).close()
         import nbgrader, nbgrader._version
         from nbgrader.api import Gradebook
         with Gradebook(Course(Path({str(tmp_path)!r}), "a1").db_url) as book:

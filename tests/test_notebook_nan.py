@@ -12,10 +12,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.authoring.release import NOTEBOOK, RELEASE_DIR
-from autograder.authoring.sample_cohort import BUGS, set_cell, solved_notebook
 from autograder.authoring.sync import grade_id
+from autograder.bundles.h2_attention.samples import BUGS, set_cell, solved_notebook
 from autograder.spec import SPEC
+
+NOTEBOOK, RELEASE_DIR = SPEC.notebook, SPEC.release_dir
 
 pytestmark = pytest.mark.slow
 

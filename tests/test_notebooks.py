@@ -9,11 +9,11 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from autograder.authoring.release import NOTEBOOK, RELEASE_DIR, SOURCE_DIR
 from autograder.authoring.sync import grade_id
-from autograder.spec import SPEC
+from tests.support.h2 import H2 as SPEC
 
 FUNCTION_PARTS = SPEC.function_parts
+NOTEBOOK, RELEASE_DIR, SOURCE_DIR = SPEC.notebook, SPEC.release_dir, SPEC.source_dir
 
 
 def execute(folder: Path, tmp_path: Path) -> nbformat.NotebookNode:

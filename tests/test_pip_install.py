@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.authoring.sample_cohort import VARIANTS, build_submission
-from autograder.spec import PACKAGE_DATA, REPO, SPEC
+from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
+from autograder.spec import REPO, SPEC
 from tests.support.commands import run_ok as run
 from tests.support.reference_attack import write_stubs
 
@@ -37,7 +37,7 @@ def test_the_grader_reads_its_data_from_the_package():
     checkout they are exactly schemas/'s and release/'s (symlinks, not stale copies)."""
     for packaged, canonical in ((SPEC.grader_schema, SPEC.schema_path),
                                 (SPEC.grader_release_notebook, SPEC.release_notebook)):
-        assert packaged.parent == PACKAGE_DATA
+        assert packaged.parent == SPEC.root / "data"  # the bundle's data, shipped
         assert packaged.is_symlink() and packaged.resolve() == canonical.resolve()
 
 
@@ -76,14 +76,20 @@ def test_a_non_editable_install_grades_a_cohort_from_any_folder(tmp_path):
     env = {"PATH": f"{venv / 'bin'}{os.pathsep}/usr/bin:/bin", "HOME": str(tmp_path),
            "LANG": "C.UTF-8"}
     where = run([str(venv / "bin" / "python"), "-c",
-                 "import autograder, pytest; from autograder.spec import SPEC; "
-                 "print(autograder.__file__); print(SPEC.grader_schema)"], elsewhere, env, 120)
+                 "import autograder, pytest; from autograder.assignments import load_assignment; "
+                 f"print(autograder.__file__); print(load_assignment({SPEC.name!r}).grader_schema)"],
+                elsewhere, env, 120)
     site_packages = str(venv / "lib")
     assert all(line.startswith(site_packages) for line in where.split()), where
     installed = Path(where.split()[0]).parents[1]  # the venv's site-packages
     reference = [str(installed / "solutions" / "attention.py"),
                  str(installed / "autograder" / "bundles" / "h2_attention" / "checks" / "test_softmax.py")]
     assert all(Path(path).is_file() for path in reference)
+    # The demo's sample cohort builds from the installed package alone (no clone, no tests/).
+    built = run([str(venv / "bin" / "python"), "-m", "autograder.authoring.sample_cohort",
+                 SPEC.name, str(tmp_path / "demo"), "--cohort", "demo-2026"], elsewhere, env, 300)
+    assert "16 sample submissions" in built
+    assert len(list((tmp_path / "demo" / "submitted").iterdir())) == 16
     dask_course = tmp_path / "dask-course"
     for root in (course, dask_course):
         write_stubs(root / "submitted" / STUBS / SPEC.name, STUBS)

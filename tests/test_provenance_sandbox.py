@@ -15,13 +15,13 @@ import nbformat
 import pytest
 
 import solutions
-from autograder.authoring import sample_cohort
-from autograder.authoring.sample_cohort import GOOD_LIMITATION, solved_notebook
 from autograder.authoring.sync import grade_id
+from autograder.bundles.h2_attention import samples as sample_cohort
+from autograder.bundles.h2_attention.samples import GOOD_LIMITATION, solved_notebook
 from autograder.grading.submission import load_submission
-from autograder.spec import SPEC
 from solutions.evidence import build_evidence
 from tests.support.evidence_files import TORCH_API, honest_evidence, notebook_code
+from tests.support.h2 import H2, SPEC
 
 pytestmark = pytest.mark.slow
 
@@ -34,7 +34,7 @@ TORCH_MASK = "torch.from_numpy(np.array(mask, dtype=bool))"
 def session():
     from autograder.grading.grade_one import GradingSession
 
-    session = GradingSession.start()
+    session = GradingSession.start(H2)
     yield session
     session.close()
 
@@ -72,7 +72,7 @@ def grade(session, folder: Path, notebook: nbformat.NotebookNode | None, evidenc
     if notebook is not None:
         (folder / SPEC.notebook).write_text(nbformat.writes(notebook), encoding="utf-8")
     (folder / SPEC.evidence_file).write_text(json.dumps(evidence, indent=2), encoding="utf-8")
-    return grade_submission(load_submission(folder, STUDENT), session)
+    return grade_submission(load_submission(folder, STUDENT, assignment=H2), session)
 
 
 def part(result, name: str):

@@ -18,12 +18,12 @@ import nbformat
 import pytest
 from jupyter_client.manager import start_new_kernel
 
-from autograder.authoring.release import NOTEBOOK, RELEASE_DIR
-from autograder.authoring.sample_cohort import set_cell, solved_notebook
 from autograder.authoring.sync import grade_id
+from autograder.bundles.h2_attention.samples import set_cell, solved_notebook
 from autograder.spec import SPEC
 
 EVIDENCE = SPEC.evidence_file
+NOTEBOOK, RELEASE_DIR = SPEC.notebook, SPEC.release_dir
 TAG = "raises-exception"
 
 # Two bugs whose visible checks used to fail without reaching their hint:

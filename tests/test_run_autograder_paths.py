@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 
 import pytest
 
-from autograder.authoring.sample_cohort import VARIANTS, build_submission
+from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
 from autograder.integrations.gradescope import run
-from autograder.spec import SPEC
+from autograder.spec import SpecError
+from tests.bundles import students
+from tests.support.h2 import SPEC
 
 CORRECT = next(variant for variant in VARIANTS if variant.name == "correct")
 
@@ -35,26 +38,26 @@ def run_autograder(*argv: str) -> subprocess.CompletedProcess:
 def test_a_results_folder_gets_results_json_inside(tmp_path):
     (tmp_path / "out").mkdir()
     args = parsed("--submission", str(tmp_path), "--results", str(tmp_path / "out"))
-    run.resolve_paths(args)
+    run.resolve_paths(args, SPEC)
     assert args.results == tmp_path / "out" / "results.json"
 
 
 def test_a_new_folder_given_with_a_slash_gets_results_json_inside(tmp_path):
     args = parsed("--submission", str(tmp_path), "--results", f"{tmp_path / 'new'}/")
-    run.resolve_paths(args)
+    run.resolve_paths(args, SPEC)
     assert args.results == tmp_path / "new" / "results.json"
 
 
 def test_a_results_file_is_used_as_it_is(tmp_path):
     args = parsed("--submission", str(tmp_path), "--results", str(tmp_path / "r" / "mine.json"))
-    run.resolve_paths(args)
+    run.resolve_paths(args, SPEC)
     assert args.results == tmp_path / "r" / "mine.json"
 
 
 def test_a_metadata_folder_is_read_inside(tmp_path):
     (tmp_path / "submission_metadata.json").write_text(json.dumps({"users": [{"sid": "s7"}]}))
     args = parsed("--submission", str(tmp_path), "--metadata", str(tmp_path))
-    run.resolve_paths(args)
+    run.resolve_paths(args, SPEC)
     assert run.student_from_metadata(args.metadata) == "s7"
 
 
@@ -93,3 +96,37 @@ def test_results_and_metadata_folders_as_gradescope_lays_them_out(tmp_path):
     assert (results_dir / "feedback.html").is_file()
     assert str(results_dir / "results.json") in done.stdout
     assert SPEC.name in data["extra_data"]["assignment"]
+
+
+# ------------------------------------------------------------------ which assignment
+
+
+def test_the_assignment_comes_from_the_name_then_the_config_then_the_one_there_is(tmp_path):
+    assert run.chosen_assignment(parsed()) is SPEC  # the package holds one bundle
+    config = tmp_path / "source" / run.CONFIG_JSON
+    (tmp_path / "source" / "assignments").mkdir(parents=True)
+    shutil.copytree(students.BUNDLES / students.NAME,
+                    tmp_path / "source" / "assignments" / students.NAME)
+    config.write_text(json.dumps({"assignment": students.NAME, "assignments": ["assignments"]}))
+    chosen = run.chosen_assignment(parsed("--config", str(config)))
+    assert chosen.name == students.NAME
+    assert chosen.root == tmp_path / "source" / "assignments" / students.NAME
+    named = run.chosen_assignment(parsed(SPEC.name, "--config", str(config)))
+    assert named is SPEC  # a name given wins over the zip's
+
+
+@pytest.mark.parametrize("text", ["{", '{"name": "x"}', '{"assignment": 3}', "[]"])
+def test_a_config_that_is_not_the_zips_is_one_line(tmp_path, text):
+    config = tmp_path / run.CONFIG_JSON
+    config.write_text(text)
+    with pytest.raises(SpecError, match="gradescope build"):
+        run.chosen_assignment(parsed("--config", str(config)))
+    done = run_autograder("--config", str(config), "--submission", str(tmp_path))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"error: --config {config}:")
+
+
+def test_an_unknown_assignment_is_one_line_naming_those_there_are(tmp_path):
+    done = run_autograder("no_such_assignment", "--submission", str(tmp_path))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert SPEC.name in done.stderr and "no_such_assignment" in done.stderr

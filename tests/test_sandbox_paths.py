@@ -8,8 +8,8 @@ import pytest
 from autograder.grading.grade_one import PRIVATE_PATH
 from autograder.sandbox.client import SandboxStudent
 from autograder.sandbox.uids import UidLease
-from autograder.sandbox.zygote import Zygote
 from autograder.untrusted.isolation import WORKDIR
+from tests.support.wire import cell_errors, start_zygote
 
 pytestmark = pytest.mark.slow
 
@@ -20,12 +20,12 @@ FUNCTION = "import os\ndef load():\n    return open(os.path.expanduser('~/weight
 @pytest.mark.parametrize("isolate", [True, False], ids=["isolated", "no-isolation"])
 def test_a_missing_file_is_named_in_the_students_folder(isolate):
     lease = UidLease.acquire()
-    zygote = Zygote.start()
+    zygote = start_zygote()
     try:
         with SandboxStudent([CELL, FUNCTION], zygote, uid=lease.uid, isolate=isolate,
                             allow_weaker=not isolate) as student:
             scratch = student._scratch
-            (cell_error,) = student.cell_errors
+            (cell_error,) = cell_errors(student)
             with pytest.raises(Exception) as raised:
                 student.call("load")
     finally:

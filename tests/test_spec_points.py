@@ -8,6 +8,7 @@ was edited, so the packaged spec is never touched."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import re
 import shutil
 import subprocess
@@ -17,15 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from autograder.authoring.sample_cohort import VARIANTS, build_submission
+from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
 from autograder.grading import run_checks, score_parts
 from autograder.grading.check_points import apportion
-from autograder.spec import REPO, SPEC, SPEC_FILE, SpecError, load_spec
+from autograder.spec import REPO, SPEC_FILE, SpecError, load_spec
 from tests.checks.corpus_support import reference_source
 from tests.support.cli import one_line_error
+from tests.support.h2 import H2, SPEC
 from tests.support.in_process import InProcessStudent
+from tests.support.pytest_session import run_in_pytest_session
 
-SPEC_PATH = REPO / "autograder" / "spec" / SPEC_FILE
+SPEC_PATH = H2.root / SPEC_FILE
 TREE = ("autograder", "solutions", "schemas", "source", "release")
 TREE_FILES = ("pyproject.toml", "nbgrader_config.py")
 # Two points move to stable_softmax from two parts that have points to spare; the total stays.
@@ -54,7 +57,7 @@ def test_shares_are_whole_exact_and_the_weights_when_the_part_equals_them():
 def test_every_check_keeps_the_points_it_had_before_weights():
     """Today every part's points equal its checks' weights' sum, so each check's share is
     its weight: no grade moves with the change of home."""
-    checks = run_checks(InProcessStudent(reference_source()))
+    checks = run_checks(InProcessStudent(reference_source()), H2)
     by_part: dict[str, int] = {}
     for check in checks:
         by_part[check.part] = by_part.get(check.part, 0) + check.max_points
@@ -68,15 +71,16 @@ def test_a_change_of_points_in_a_copy_of_the_spec_is_all_it_takes(tmp_path):
     path.write_text(with_points(SPEC_PATH.read_text(encoding="utf-8"), NEW_POINTS), encoding="utf-8")
     spec = load_spec(path)
     assert {part: spec.part_points[part] for part in NEW_POINTS} == NEW_POINTS
+    changed = dataclasses.replace(H2, spec=spec)  # H2 with the changed spec
 
-    results = run_checks(InProcessStudent(reference_source()), spec=spec)
-    scores = score_parts(results, spec.function_points)  # raised "checks ... are worth 13" before
+    results = run_checks(InProcessStudent(reference_source()), changed)
+    scores = score_parts(results, changed)  # raised "checks ... are worth 13" before
     assert all(result.status == "passed" for result in results)
     assert {part: (score.points, score.max_points) for part, score in scores.items()} == {
         part: (worth, worth) for part, worth in spec.function_points.items()}
     softmax = [result.max_points for result in results if result.part == "stable_softmax"]
     assert sum(softmax) == 16 and min(softmax) >= 1
-    assert run_checks(InProcessStudent(reference_source()), spec=spec, via_pytest=True) == results
+    assert run_in_pytest_session(InProcessStudent(reference_source()), changed) == results
 
 
 def test_a_copy_with_a_self_contradicting_spec_does_not_load(tmp_path):
@@ -107,7 +111,7 @@ def edit(root: Path, relative: str, change: Callable[[str], str]) -> None:
     path.write_text(change(text), encoding="utf-8")
 
 
-SPEC_RELATIVE = f"autograder/spec/{SPEC_FILE}"
+SPEC_RELATIVE = f"{SPEC_PATH.relative_to(REPO).as_posix()}"
 BREAKS = {
     "sections": (SPEC_RELATIVE, lambda t: t.replace("identity = 2", "identity = 3", 1),
                  "part 'evidence': its sections add up to 15, not 14"),

@@ -22,10 +22,11 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from autograder.authoring import release, student_env
-from autograder.authoring.sample_cohort import solved_notebook
 from autograder.authoring.sync import grade_id
-from autograder.spec import REPO, SPEC
+from autograder.bundles.h2_attention.samples import solved_notebook
+from autograder.spec import REPO
 from tests.support.commands import run_ok as run
+from tests.support.h2 import H2 as SPEC
 
 SHIPPED = SPEC.release_dir / student_env.REQUIREMENTS_NAME
 
@@ -40,11 +41,11 @@ def pins(path: Path = SHIPPED) -> dict[str, str]:
 
 
 def test_source_requirements_are_in_sync_with_pyproject():
-    assert student_env.drift() == []
+    assert student_env.drift(SPEC) == []
 
 
 def test_the_release_ships_the_source_file_unchanged():
-    assert SHIPPED.read_bytes() == student_env.REQUIREMENTS.read_bytes()
+    assert SHIPPED.read_bytes() == student_env.requirements_path(SPEC).read_bytes()
 
 
 def test_every_pin_is_the_version_pyproject_allows():
@@ -76,8 +77,20 @@ def test_it_installs_the_notebooks_imports_a_kernel_and_jupyterlab_and_nothing_e
     third_party = modules - set(sys.stdlib_module_names) - {"__future__"}
     distributions = importlib.metadata.packages_distributions()
     imported = {canonicalize_name(distributions[module][0]) for module in third_party}
-    assert imported == set(student_env.LIBRARIES)
-    assert list(pins()) == [*student_env.LIBRARIES, "ipykernel", "jupyterlab"]
+    # Read from the source notebook; the release's imports (read here) are the same.
+    assert imported == set(student_env.libraries(SPEC))
+    assert list(pins()) == [*student_env.libraries(SPEC, pins()), "ipykernel", "jupyterlab"]
+    assert list(pins())[:3] == ["numpy", "torch", "matplotlib"]  # the file's order is kept
+
+
+def test_a_notebook_import_nothing_installed_provides_is_one_line(tmp_path):
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import numpy as np\nimport not_a_module_anywhere\n%matplotlib inline")])
+    path = tmp_path / "x.ipynb"
+    nbformat.write(notebook, path)
+    assert student_env.imported_modules(path) == ["numpy", "not_a_module_anywhere"]
+    with pytest.raises(student_env.StudentEnvError, match="imports not_a_module_anywhere, which no"):
+        student_env.imported_distributions(path)
 
 
 def test_it_names_neither_nbgrader_nor_this_repository():
@@ -85,7 +98,8 @@ def test_it_names_neither_nbgrader_nor_this_repository():
     assert student_env.leaks(text) == []
     assert "nbgrader" not in text.lower()
     assert str(REPO) not in text and "-e" not in text.split() and "autograder" not in text
-    grader_only = set(student_env.pyproject_requirements()) - set(student_env.SHIPPED)
+    shipped = {*student_env.libraries(SPEC), *student_env.JUPYTER}
+    grader_only = set(student_env.pyproject_requirements()) - shipped
     assert {"nbgrader", "tqdm", "pyseccomp"} <= grader_only
     assert not grader_only & set(pins())
 
@@ -103,9 +117,10 @@ def test_it_names_neither_nbgrader_nor_this_repository():
 ])
 def test_drift_from_pyproject_is_detected_and_repaired(tmp_path, edit, complaint):
     path = tmp_path / student_env.REQUIREMENTS_NAME
-    path.write_text(edit(student_env.REQUIREMENTS.read_text(encoding="utf-8")))
-    assert any(complaint in line for line in student_env.drift(path)), student_env.drift(path)
-    assert student_env.write(path) and student_env.drift(path) == []
+    path.write_text(edit(student_env.requirements_path(SPEC).read_text(encoding="utf-8")))
+    found = student_env.drift(SPEC, path)
+    assert any(complaint in line for line in found), found
+    assert student_env.write(SPEC, path) and student_env.drift(SPEC, path) == []
     # Each pin back as committed, or (where the edit removed it) the version installed here.
     for name, version in pins(path).items():
         assert version in (pins()[name], student_env.installed_version(name)), name
@@ -114,15 +129,15 @@ def test_drift_from_pyproject_is_detected_and_repaired(tmp_path, edit, complaint
 def test_a_pin_moves_only_when_pyproject_says_so(tmp_path):
     """Regenerating keeps a range's pin while pyproject allows it (CI may install newer)."""
     path = tmp_path / student_env.REQUIREMENTS_NAME
-    older = student_env.REQUIREMENTS.read_text().replace(f"numpy=={pins()['numpy']}",
-                                                         "numpy==2.1.0")
+    older = student_env.requirements_path(SPEC).read_text().replace(
+        f"numpy=={pins()['numpy']}", "numpy==2.1.0")
     path.write_text(older)
-    assert student_env.drift(path) == [] and student_env.expected_text(path) == older
+    assert student_env.drift(SPEC, path) == [] and student_env.expected_text(SPEC, path) == older
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text(student_env.PYPROJECT.read_text().replace('"numpy>=2.1,<3"',
                                                                    '"numpy>=2.2,<3"'))
-    assert any("numpy==2.1.0" in line for line in student_env.drift(path, pyproject))
-    student_env.write(path, pyproject)
+    assert any("numpy==2.1.0" in line for line in student_env.drift(SPEC, path, pyproject))
+    student_env.write(SPEC, path, pyproject)
     assert pins(path)["numpy"] == student_env.installed_version("numpy")
 
 
@@ -140,11 +155,11 @@ def test_a_pin_moves_only_when_pyproject_says_so(tmp_path):
 def test_the_release_leak_checker_refuses_a_requirements_file_that_reaches_the_course(
         tmp_path, planted, complaint):
     copy = tmp_path / "release"
-    shutil.copytree(release.RELEASE_DIR, copy)
-    assert release.leaks(copy) == []
+    shutil.copytree(SPEC.release_dir, copy)
+    assert release.leaks(copy, SPEC) == []
     with (copy / student_env.REQUIREMENTS_NAME).open("a") as handle:
         handle.write(planted + "\n")
-    found = release.leaks(copy)
+    found = release.leaks(copy, SPEC)
     assert any(line.startswith("requirements.txt: ") and complaint in line for line in found), found
 
 
@@ -177,7 +192,7 @@ def student_shell(venv: Path, home: Path) -> dict[str, str]:
 
 @pytest.mark.slow
 def test_a_fresh_venv_from_the_release_alone_runs_the_solved_notebook(tmp_path):
-    """What the README's Students section says, in a folder that holds only the release."""
+    """What the students' page (docs/students.md) says, in a folder that holds only the release."""
     started = time.monotonic()
     folder = tmp_path / "student" / SPEC.name
     shutil.copytree(SPEC.release_dir, folder)  # what fetch_assignment gives the student
@@ -228,15 +243,16 @@ def test_a_fresh_venv_from_the_release_alone_runs_the_solved_notebook(tmp_path):
         done = subprocess.run(["python", "-c", f"import {module}"], cwd=folder, env=env,
                               capture_output=True, text=True, check=False)
         assert done.returncode != 0 and "ModuleNotFoundError" in done.stderr, module
-# (append to tests/test_student_env.py with the README change; it fails on the old section)
+# The students' page says only what a student has: the release folder, never the course's side.
 
 
 def students_section() -> str:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    return readme.split("\n## Students\n", 1)[1].split("\n## ", 1)[0]
+    """The students' page (docs/students.md; the README links to it), without its title."""
+    page = (REPO / "docs" / "students.md").read_text(encoding="utf-8")
+    return page.split("\n", 1)[1].lstrip("\n")
 
 
-def test_the_readme_tells_students_to_install_from_the_release_alone():
+def test_the_students_page_tells_students_to_install_from_the_release_alone():
     section = students_section()
     assert "pip install -r requirements.txt" in section and "-m venv" in section
     assert student_env.REQUIREMENTS_NAME in section.split("\n\n", 1)[0]  # "You receive ..."

@@ -8,11 +8,11 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from autograder.authoring.release import NOTEBOOK, RELEASE_DIR, SOURCE_DIR
 from autograder.authoring.sync import grade_id
 from autograder.spec import SPEC
 
 FUNCTION_PARTS = SPEC.function_parts
+NOTEBOOK, RELEASE_DIR, SOURCE_DIR = SPEC.notebook, SPEC.release_dir, SPEC.source_dir
 
 
 def code_by_id(folder) -> tuple[list[str], dict[str, str]]:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from autograder.assignments.bundle import Assignment
 
 ENGINE = Path(__file__).resolve().parents[1]
-ENGINE_GRADING_CODE = ("grading", "evidence")
+ENGINE_GRADING_CODE = ("grading",)
 """The engine's trees (relative to the package) whose Python turns verdicts into points."""
 PINNED_LIBRARIES = ("numpy", "torch", "jsonschema")
 """Libraries the checks and the reference compute with; a new version may change a result."""

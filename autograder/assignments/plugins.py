@@ -22,6 +22,7 @@ class EvidencePlugin(Protocol):
 
     file_name: str  # what the notebook writes beside itself
     limitation_placeholder: str  # the limitation cell's starting text (not a limitation)
+    max_bytes: int  # a larger file is refused unread (and not sent to a cluster worker)
 
     def verify(self, path: Path | bytes, *, student_id: str | None,
                cohort: str | None) -> Any:
@@ -43,6 +44,18 @@ class EvidencePlugin(Protocol):
 
     def warm_up(self) -> None:
         """Import and read once what every submission needs, before processes fork."""
+
+    def read(self, path: Path) -> dict | None:
+        """The file's content read safely, as plain data (None: missing or unreadable)."""
+
+    def describe(self, report: Any) -> str:
+        """The report as text a student or TA reads (``verify-evidence``)."""
+
+    def plain(self, report: Any) -> dict:
+        """The report as JSON data (``verify-evidence --json``)."""
+
+    def exit_code(self, report: Any) -> int:
+        """0 for a file that is ok, 1 for an invalid one, 2 for a missing or unreadable one."""
 
 
 Misconceptions = Mapping[str, str]

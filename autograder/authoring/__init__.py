@@ -1,2 +1,4 @@
-"""Instructor tools: copy the reference into the source notebook (``sync``), generate and
-check the student release (``release``), build a sample cohort for the demo (``sample_cohort``)."""
+"""Instructor tools, working from a checkout (``checkout``): copy an assignment's reference into
+its source notebook (``sync``), generate and check its student release (``release``), pin the
+student's environment (``student_env``), and build a bundle's sample cohort from the installed
+package alone (``sample_cohort``)."""

@@ -1,17 +1,14 @@
-"""Build a sample cohort of submissions in an nbgrader course root.
+"""Build an assignment's sample cohort in an nbgrader course root (the demo, tests, benchmarks).
 
-Used by the Quickstart demo, the end-to-end tests and the benchmark. Every
-submission starts from the *release* notebook (what students really get) with
-the stubs filled in from the reference, then some get a typical bug, a broken
-file or hostile code. Nothing here is shipped to students.
+    python -m autograder.authoring.sample_cohort ASSIGNMENT ROOT [--size N] [--cohort NAME]
 
-The demo cohort shows every section of the instructor's report (``autograder.report``):
-two near-copies (``own_solution`` and ``near_copy``: one student's own code, copied by
-another with the variables renamed and the comments changed; the report's similarity
-must find this pair and no other), a late submission (``late``: its ``timestamp.txt`` is
-after ``DEMO_DUE``, which ``make demo`` grades against) and a sound limitation the
-classifier cannot judge (``unjudged_limitation``: a person reads it). Every demo
-submission has a ``timestamp.txt``, as ``nbgrader collect`` writes one.
+A bundle that ships a sample cohort has a ``samples`` module (or package) providing
+``build_sample_cohort(root, size=None, cohort=None) -> dict[str, str]``: it writes
+``submitted/<student>/<assignment>/`` for each sample student (correct, buggy, broken,
+hostile...) and returns student id -> what the student is. This module holds what any
+such builder needs, read from the installed package alone (the release notebook the
+grader reads, the reference, the bundle's own sample files), never from a checkout, so
+the demo builds after ``pip install .`` too. Nothing here is shipped to students.
 """
 
 from __future__ import annotations
@@ -19,143 +16,39 @@ from __future__ import annotations
 import argparse
 import ast
 import io
-import json
 import re
 import shutil
+import sys
 import tokenize
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Collection
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import nbformat
-import numpy as np
-
-import solutions
-from autograder.authoring.sync import grade_id
+from autograder.assignments.arguments import add_assignment_arguments, assignment_from
+from autograder.authoring.sync import grade_id, solution_cell_source
 from autograder.batch.course import TIMESTAMP_TXT
-from autograder.spec import REPO, SPEC
-from solutions import evidence as evidence_builder
+from autograder.spec import SpecError
 
-GOOD_LIMITATION = (
-    "Attention weights are not a causal explanation of the output. A key can receive a large "
-    "weight while its value vector is close to the others, so removing it barely changes the "
-    "context; and in a transformer, residual connections, other heads and later layers also "
-    "shape what the model finally does with that context."
-)
+if TYPE_CHECKING:
+    import nbformat
 
-# A sound limitation that names none of the classifier's topics (autograder.evidence.limitation):
-# provisional points, and a person reads it (needs review).
-UNJUDGED_LIMITATION = (
-    "Attention learns its behaviour only from the data it was trained on. On inputs unlike "
-    "anything seen during training, the weights it assigns can be confidently misleading, and "
-    "nothing in the mechanism signals that it is out of its depth or that its focus should not "
-    "be trusted by whoever reads it."
-)
+    from autograder.assignments.bundle import Assignment
 
-# The due date of the demo (``make demo`` passes it to ``autograde --due``): every demo
-# submission is on time but ``late``, which comes LATE_BY after it.
-DEMO_DUE = datetime(2026, 12, 14, 23, 59, tzinfo=UTC)
-LATE_BY = timedelta(hours=26)
-ON_TIME_SPREAD = timedelta(hours=7)  # demo submissions come every 7 hours before the due date
-
-# The near-copy pair's code: one of the repository's six independent correct solutions
-# (``tests/correct/``, each written from the notebook's text alone, graded 100/100 by
-# ``tests/test_correct_students.py``), so it is a student's own, not the reference's that
-# the other sample students share (which the report's similarity rightly calls boilerplate).
-OWN_SOLUTION = REPO / "tests" / "correct" / "einsum_everywhere.py"
-
-# (function, text in the reference, replacement): each one is a classic student bug.
-BUGS: dict[str, tuple[str, str, str]] = {
-    "softmax_wrong_axis": (
-        "stable_softmax",
-        "exps.sum(axis=-1, keepdims=True)",
-        "exps.sum(axis=0, keepdims=True)",
-    ),
-    "softmax_no_max": (
-        "stable_softmax",
-        "np.exp((safe - row_max) / temperature)",
-        "np.exp(safe / temperature)",
-    ),
-    "unscaled_scores": ("attention_scores", "scale = 1.0 / math.sqrt(Q.shape[-1])", "scale = 1.0"),
-    "causal_diagonal_blocked": (
-        "causal_mask",
-        "np.ones((int(n_q), int(n_k)), dtype=bool))",
-        "np.ones((int(n_q), int(n_k)), dtype=bool), k=-1)",
-    ),
-    "context_argmax": (
-        "attention_context",
-        "return weights @ V",
-        "return V[np.argmax(weights, axis=-1)]",
-    ),
-}
+SAMPLES = "samples"
+"""The bundle's module that builds its sample cohort (``build_sample_cohort``)."""
+SOLUTION_MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", flags=re.M)
 
 
-@dataclass(frozen=True)
-class Variant:
-    """How one sample student's submission differs from a correct one."""
-
-    name: str
-    describe: str
-    apply: Callable[[nbformat.NotebookNode, Path, str], None]
-    limitation: str = GOOD_LIMITATION  # what the LIMITATION cell and the evidence file say
-    late: bool = False  # submitted LATE_BY after DEMO_DUE (its timestamp.txt says so)
-    own_evidence: bool = False  # the evidence file comes from its own (not the reference's) code
+class NoSamples(SpecError):
+    """The assignment ships no sample cohort: one line (``autograder.cli``-style)."""
 
 
-def _reference_cells() -> dict[str, str]:
-    notebook = nbformat.read(SPEC.source_notebook, as_version=4)
-    return {grade_id(cell): cell.source for cell in notebook.cells if grade_id(cell)}
-
-
-def solved_notebook(student: str, limitation: str = GOOD_LIMITATION) -> nbformat.NotebookNode:
-    """The release notebook with every stub filled in from the reference."""
-    notebook = nbformat.read(SPEC.release_notebook, as_version=4)
-    reference = _reference_cells()
-    for cell in notebook.cells:
-        gid = grade_id(cell)
-        if gid == SPEC.part("limitation").cell:
-            cell.source = f'LIMITATION = """\n{limitation}\n"""'
-        elif cell.metadata.get("nbgrader", {}).get("solution") and gid in reference:
-            cell.source = re.sub(
-                r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", "", reference[gid], flags=re.M
-            )
-        elif cell.cell_type == "code" and cell.source.startswith("STUDENT_ID"):
-            cell.source = f'STUDENT_ID = "{student}"'
-    return notebook
-
-
-def write_evidence(
-    folder: Path,
-    student: str,
-    limitation: str = GOOD_LIMITATION,
-    cohort: str | None = None,
-    functions: dict | None = None,
-) -> None:
-    """The evidence file the notebook's evidence cell saves for ``student``: made by
-    ``functions`` (the student's own; the reference's by default). A section those cannot
-    compute is recorded as an error, as the notebook's helper does."""
-    api = functions if functions is not None else vars(solutions)
-    with np.errstate(all="ignore"):
-        data = evidence_builder.build_evidence(api, student, limitation, cohort=cohort)
-    text = json.dumps(data, indent=2, allow_nan=False)
-    (folder / evidence_builder.EVIDENCE_FILENAME).write_text(text)
-
-
-def own_functions(notebook: nbformat.NotebookNode) -> dict:
-    """The functions a notebook's solution cells define (over the reference module's
-    imports and the setup cell's ``torch``), as the evidence cell would find them: an honest
-    sample's file comes from its own, possibly buggy, code."""
-    import torch
-
-    namespace = {**vars(solutions.attention), "torch": torch}  # as the setup cell imports it
-    for cell in notebook.cells:
-        if cell.metadata.get("nbgrader", {}).get("solution") and grade_id(cell) in solutions.__all__:
-            exec(compile(cell.source, f"<sample {grade_id(cell)}>", "exec"), namespace)  # noqa: S102
-    return namespace
+# ------------------------------------------------------------ notebooks
 
 
 def set_cell(notebook: nbformat.NotebookNode, gid: str, transform: Callable[[str], str]) -> None:
+    """Replace the source of the cell whose grade_id is ``gid`` by ``transform(source)``."""
     for cell in notebook.cells:
         if grade_id(cell) == gid:
             cell.source = transform(cell.source)
@@ -163,64 +56,37 @@ def set_cell(notebook: nbformat.NotebookNode, gid: str, transform: Callable[[str
     raise KeyError(gid)
 
 
-def _bug(name: str) -> Variant:
-    function, old, new = BUGS[name]
-
-    def apply(notebook: nbformat.NotebookNode, folder: Path, student: str) -> None:
-        def mutate(source: str) -> str:
-            assert old in source, f"sample bug {name} no longer applies to the reference"
-            return source.replace(old, new)
-
-        set_cell(notebook, function, mutate)
-
-    return Variant(name, f"bug in {function}", apply)
+def reference_cell(assignment: Assignment, name: str) -> str:
+    """The reference's function ``name`` as its solution cell holds it in the source
+    notebook (``sync-solutions`` keeps them equal), without nbgrader's solution markers:
+    what a student who wrote the reference would submit."""
+    return SOLUTION_MARKER.sub("", solution_cell_source(assignment, name).rstrip("\n"))
 
 
-def _no_change(notebook: nbformat.NotebookNode, folder: Path, student: str) -> None:
-    pass
+def reference_notebook(assignment: Assignment) -> nbformat.NotebookNode:
+    """The release notebook (what students really get) with every function part's stub
+    filled in from the reference."""
+    import nbformat
+
+    notebook = nbformat.read(assignment.grader_release_notebook, as_version=4)
+    functions = set(assignment.function_parts)
+    for cell in notebook.cells:
+        gid = grade_id(cell)
+        if cell.metadata.get("nbgrader", {}).get("solution") and gid in functions:
+            cell.source = reference_cell(assignment, gid)
+    return notebook
 
 
-def _infinite_loop(notebook: nbformat.NotebookNode, folder: Path, student: str) -> None:
-    set_cell(
-        notebook,
-        "stable_softmax",
-        lambda s: s.replace('    """\n', '    """\n    while True:\n        pass\n', 1),
-    )
-
-
-def _monkeypatch(notebook: nbformat.NotebookNode, folder: Path, student: str) -> None:
-    set_cell(
-        notebook,
-        "stable_softmax",
-        lambda s: (
-            "np.allclose = lambda *a, **k: True\nnp.testing.assert_allclose = lambda *a, **k: None\n"
-            "def stable_softmax(scores, mask=None, temperature=1.0):\n    return np.zeros(np.shape(scores))\n"
-        ),
-    )
-
-
-def _read_reference(notebook: nbformat.NotebookNode, folder: Path, student: str) -> None:
-    target = Path(solutions.__file__).with_name("attention.py")
-    notebook.cells.append(
-        nbformat.v4.new_code_cell(
-            f"exec(open({str(target)!r}).read())  # the reference, if it can be read"
-        )
-    )
-
-
-def _broken_json(notebook: nbformat.NotebookNode, folder: Path, student: str) -> None:
-    pass  # written specially in build_sample_cohort
-
-
-def own_solution() -> dict[str, str]:
-    """The near-copy pair's original: each graded function's source (``OWN_SOLUTION``)."""
-    if not OWN_SOLUTION.is_file():
-        raise FileNotFoundError(f"{OWN_SOLUTION} is missing: the near-copy sample students need "
-                                "the repository's tests/correct/ solutions")
-    text = OWN_SOLUTION.read_text(encoding="utf-8")
+def function_sources(path: Path, names: Collection[str]) -> dict[str, str]:
+    """The top-level functions ``names`` of the Python file ``path``, as written there
+    (a sample student's own solution, kept as a file of the bundle)."""
+    text = path.read_text(encoding="utf-8")
     functions = {node.name: ast.get_source_segment(text, node) or ""
                  for node in ast.parse(text).body if isinstance(node, ast.FunctionDef)}
-    return {name: functions[name] for name in SPEC.function_parts}
+    missing = [name for name in names if name not in functions]
+    if missing:
+        raise KeyError(f"{path} defines no {', '.join(missing)}")
+    return {name: functions[name] for name in names}
 
 
 def renamed_copy(source: str, note: str) -> str:
@@ -268,36 +134,7 @@ def renamed_copy(source: str, note: str) -> str:
     return "\n".join([*lines[:body], f"    # {note}", *(line.rstrip() for line in lines[body:])])
 
 
-def _own_solution(notebook: nbformat.NotebookNode, folder: Path, student: str) -> None:
-    for function, text in own_solution().items():
-        set_cell(notebook, function, lambda _old, text=text: text)
-
-
-def _near_copy(notebook: nbformat.NotebookNode, folder: Path, student: str) -> None:
-    for function, text in own_solution().items():
-        copy = renamed_copy(text, f"{function}: my own version, checked against the examples")
-        set_cell(notebook, function, lambda _old, copy=copy: copy)
-
-
-VARIANTS: list[Variant] = [
-    Variant("correct", "the reference solution", _no_change),
-    *[_bug(name) for name in BUGS],
-    Variant("infinite_loop", "stable_softmax never returns", _infinite_loop),
-    Variant("monkeypatch", "patches numpy.allclose, returns zeros", _monkeypatch),
-    Variant("reads_reference", "tries to read the reference solution", _read_reference),
-    Variant("no_evidence", "forgot the evidence file", _no_change),
-    Variant("placeholder_limitation", "left the template's limitation", _no_change,
-            limitation=evidence_builder.LIMITATION_PLACEHOLDER),
-    Variant("broken_notebook", "notebook JSON cut off", _broken_json),
-    # The demo's report sections (module docstring); appended, so earlier students keep their ids.
-    Variant("own_solution", "a correct solution in its own style (einsum everywhere)",
-            _own_solution, own_evidence=True),
-    Variant("near_copy", "own_solution's code with variables renamed and comments changed",
-            _near_copy, own_evidence=True),
-    Variant("late", "correct, submitted after the due date", _no_change, late=True),
-    Variant("unjudged_limitation", "a sound limitation the classifier cannot judge", _no_change,
-            limitation=UNJUDGED_LIMITATION),
-]
+# ------------------------------------------------------------ the course root
 
 
 def timestamp_text(moment: datetime) -> str:
@@ -305,67 +142,70 @@ def timestamp_text(moment: datetime) -> str:
     return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M:%S.%f} UTC"
 
 
-def build_submission(root: Path, student: str, variant: Variant, cohort: str | None = None,
-                     submitted_at: datetime | None = None) -> Path:
-    """Write ``submitted/<student>/<assignment>/`` for one sample student, with a
-    ``timestamp.txt`` when ``submitted_at`` is given or the variant is ``late``."""
-    folder = root / "submitted" / student / SPEC.name
+def submission_folder(root: Path, student: str, assignment: Assignment) -> Path:
+    """``submitted/<student>/<assignment>/`` in ``root``, created empty."""
+    folder = root / "submitted" / student / assignment.name
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    notebook = solved_notebook(student, variant.limitation)
-    variant.apply(notebook, folder, student)
-    text = nbformat.writes(notebook)
-    if variant.name == "broken_notebook":
-        text = text[: len(text) // 2]
-    (folder / SPEC.notebook).write_text(text, encoding="utf-8")
-    if variant.name != "no_evidence":
-        own = variant.name in BUGS or variant.own_evidence
-        functions = own_functions(notebook) if own else None
-        write_evidence(folder, student, variant.limitation, cohort, functions)
-    if variant.late:
-        submitted_at = DEMO_DUE + LATE_BY
-    if submitted_at is not None:
-        (folder / TIMESTAMP_TXT).write_text(timestamp_text(submitted_at) + "\n")
     return folder
 
 
-def on_time(number: int, size: int) -> datetime:
-    """When the ``number``-th of ``size`` on-time demo students submitted: the last one
-    an hour before ``DEMO_DUE``, each earlier one ``ON_TIME_SPREAD`` before the next."""
-    return DEMO_DUE - timedelta(hours=1) - (size - 1 - number) * ON_TIME_SPREAD
+def write_timestamp(folder: Path, moment: datetime) -> None:
+    """The ``timestamp.txt`` ``nbgrader collect`` writes beside a submission."""
+    (folder / TIMESTAMP_TXT).write_text(timestamp_text(moment) + "\n")
 
 
-def build_sample_cohort(
-    root: Path, size: int | None = None, cohort: str | None = None
-) -> dict[str, str]:
-    """A course root with ``size`` submissions cycling through ``VARIANTS``
-    (default: one of each), each with a ``timestamp.txt``; returns student id -> variant
-    name."""
+def copy_source(assignment: Assignment, root: Path) -> None:
+    """``source/<assignment>/`` in ``root`` for nbgrader's instructor views, from this
+    checkout's when it has one (an installed grader has none; grading does not need it)."""
+    target = root / "source" / assignment.name
+    if not target.exists() and assignment.source_dir.is_dir():
+        shutil.copytree(assignment.source_dir, target)
+
+
+# ------------------------------------------------------------ the command
+
+
+def has_samples(assignment: Assignment) -> bool:
+    """Whether the bundle ships a sample cohort."""
+    root = assignment.root
+    return (root / f"{SAMPLES}.py").is_file() or (root / SAMPLES / "__init__.py").is_file()
+
+
+def build(assignment: Assignment, root: Path, size: int | None = None,
+          cohort: str | None = None) -> dict[str, str]:
+    """The bundle's sample cohort in ``root``: student id -> what the student is."""
+    if not has_samples(assignment):
+        raise NoSamples(f"assignment {assignment.name!r} ships no sample cohort (no "
+                        f"{SAMPLES}/ in {assignment.root})")
+    builder = assignment.module(SAMPLES).build_sample_cohort
     root.mkdir(parents=True, exist_ok=True)
-    size = size or len(VARIANTS)
-    roster = {}
-    for number in range(size):
-        variant = VARIANTS[number % len(VARIANTS)]
-        student = f"s{number + 1:03d}-{variant.name.replace('_', '-')}"
-        build_submission(root, student, variant, cohort, submitted_at=on_time(number, size))
-        roster[student] = variant.name
-    source = root / "source" / SPEC.name
-    if not source.exists():
-        shutil.copytree(SPEC.source_dir, source)
-    return roster
+    return builder(root, size, cohort)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+    from autograder.cli import Parser  # a usage mistake is one line, as in every command
+
+    parser = Parser(prog="python -m autograder.authoring.sample_cohort", description=__doc__,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_assignment_arguments(parser)
     parser.add_argument("root", type=Path, help="course root to create or refresh")
-    parser.add_argument("--size", type=int, help="number of submissions (default: one per variant)")
+    parser.add_argument("--size", type=int,
+                        help="number of submissions (default: one per kind of sample student)")
     parser.add_argument("--cohort", help="cohort the evidence files are made for (pass the same "
                         "to autograde)")
     args = parser.parse_args(argv)
-    roster = build_sample_cohort(args.root, args.size, args.cohort)
+    try:
+        roster = build(assignment_from(args), args.root, args.size, args.cohort)
+    except SpecError as error:  # an unknown assignment, or one without samples: one line
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     print(f"{len(roster)} sample submissions in {args.root / 'submitted'}")
     return 0
 
 
 if __name__ == "__main__":
+    from autograder.startup import prepare_process
+
+    prepare_process()  # as a grader command starts (nbformat's jsonschema, fast)
     raise SystemExit(main())

@@ -9,13 +9,16 @@ into the exchange, like the evidence schema.
 
 What it pins, and from where (``pyproject.toml`` stays the single source of truth):
 
-* the libraries the notebook imports, and ipykernel (the kernel Jupyter runs it in),
-  each at pyproject's version: its ``==`` pin if it has one, otherwise the version
-  already in the file if it still satisfies pyproject's range, otherwise the version
-  installed here (the one the course's tests ran with);
+* the third-party libraries the assignment's source notebook imports (found in its code
+  cells, each mapped to the distribution installed here that provides it), and ipykernel
+  (the kernel Jupyter runs it in), each at pyproject's version: its ``==`` pin if it has
+  one, otherwise the version already in the file if it still satisfies pyproject's range,
+  otherwise the version installed here (the one the course's tests ran with);
 * JupyterLab, the front end that opens the notebook (the grader never needs it, so
   pyproject does not list it): the version installed here.
 
+The libraries keep the order the file already lists them in (a new one comes after, in
+the notebook's order), so regenerating moves nothing that pyproject did not move.
 ``python -m autograder sync-solutions`` writes the file when it drifts from pyproject,
 ``--check`` (and the test suite) only reports. To re-pin to the versions installed
 here, delete the file and run sync-solutions.
@@ -23,33 +26,37 @@ here, delete the file and run sync-solutions.
 
 from __future__ import annotations
 
+import ast
 import importlib.metadata
 import re
+import sys
 import tomllib
+from collections.abc import Iterable
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+
+if TYPE_CHECKING:
+    from autograder.assignments.bundle import Assignment
 
 REQUIREMENTS_NAME = "requirements.txt"
-REQUIREMENTS = SPEC.source_dir / REQUIREMENTS_NAME
 PYPROJECT = REPO / "pyproject.toml"
 
-# Shipped at pyproject.toml's version. Name -> why a student needs it.
-LIBRARIES: dict[str, str] = {
-    "numpy": "the arrays every function takes and returns",
-    "torch": "the parity check against PyTorch's attention",
-    "matplotlib": "the attention heatmaps",
-    "ipywidgets": "the routing explorer",
-    "jsonschema": "the evidence file's check against the shipped schema",
-}
 KERNEL: dict[str, str] = {"ipykernel": "the Python kernel Jupyter runs the notebook in"}
 # Not in pyproject.toml (the grader needs no front end): the version installed here.
 FRONT_END: dict[str, str] = {"jupyterlab": "the front end that opens the notebook"}
-SHIPPED: tuple[str, ...] = (*LIBRARIES, *KERNEL, *FRONT_END)
+JUPYTER: tuple[str, ...] = (*KERNEL, *FRONT_END)
+# What the header tells a student about a library's wheels, when the notebook needs it.
+LIBRARY_NOTES: dict[str, tuple[str, ...]] = {
+    "torch": ("torch: on Linux, plain PyPI gives the large CUDA build; PyTorch's CPU wheel index",
+              "has the small CPU build of the same version, which is all this notebook needs."),
+}
 
 # Never in a student's environment. Name -> why.
 INSTRUCTOR_ONLY: dict[str, str] = {
@@ -59,7 +66,63 @@ PIN_LINE = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[0-9][
 
 
 class StudentEnvError(RuntimeError):
-    """The pins cannot be made: the installed version of a package is outside pyproject's range."""
+    """The pins cannot be made: the installed version of a package is outside pyproject's
+    range, or no installed package provides a module the notebook imports."""
+
+
+def requirements_path(assignment: Assignment) -> Path:
+    """The file in the assignment's source folder (released beside the notebook)."""
+    return assignment.source_dir / REQUIREMENTS_NAME
+
+
+def imported_modules(notebook: Path) -> list[str]:
+    """The top-level modules the notebook's code cells import that are not Python's own,
+    in the notebook's order."""
+    import nbformat
+
+    found: dict[str, None] = {}
+    for cell in nbformat.read(notebook, as_version=4).cells:
+        if cell.cell_type != "code":
+            continue
+        # IPython's magics and shell escapes are not Python: blanked, the rest is read.
+        python = "\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                            for line in cell.source.splitlines())
+        try:
+            tree = ast.parse(python)
+        except SyntaxError:  # not Python at all: nothing we could pin
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(dict.fromkeys(alias.name.split(".")[0] for alias in node.names))
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found[node.module.split(".")[0]] = None
+    return [name for name in found
+            if name not in sys.stdlib_module_names and name != "__future__"]
+
+
+@cache
+def _distributions() -> dict[str, list[str]]:
+    return importlib.metadata.packages_distributions()
+
+
+def imported_distributions(notebook: Path) -> list[str]:
+    """The distributions (canonical names) that provide the notebook's third-party imports."""
+    names: dict[str, None] = {}
+    for module in imported_modules(notebook):
+        providers = _distributions().get(module)
+        if not providers:
+            raise StudentEnvError(f"{notebook.name} imports {module}, which no package installed "
+                                  "here provides: run `make setup` first")
+        names[canonicalize_name(providers[0])] = None
+    return list(names)
+
+
+def libraries(assignment: Assignment, current: Iterable[str] = ()) -> list[str]:
+    """What the student installs for the notebook's imports: in the order ``current`` (the
+    file's pins) lists them, any new one after them in the notebook's order."""
+    imported = imported_distributions(assignment.source_notebook)
+    kept = [name for name in current if name in imported]
+    return kept + [name for name in imported if name not in kept]
 
 
 def pyproject_requirements(pyproject: Path = PYPROJECT) -> dict[str, Requirement]:
@@ -126,13 +189,14 @@ def leaks(text: str) -> list[str]:
     return problems
 
 
-def pins_for(current: dict[str, str] | None = None, pyproject: Path = PYPROJECT) -> dict[str, str]:
+def pins_for(assignment: Assignment, current: dict[str, str] | None = None,
+             pyproject: Path = PYPROJECT) -> dict[str, str]:
     """The pins the file must carry, in file order; ``current`` (the file's pins) are kept
     where pyproject still allows them, so a pin moves only when pyproject says so."""
     current = current or {}
     wanted = pyproject_requirements(pyproject)
     pins = {}
-    for name in SHIPPED:
+    for name in (*libraries(assignment, current), *JUPYTER):
         requirement = wanted.get(name)
         if requirement is None:
             if name not in FRONT_END:
@@ -161,52 +225,63 @@ def _allows(requirement: Requirement, version: str) -> bool:
         return False
 
 
-def render(pins: dict[str, str], pyproject: Path = PYPROJECT) -> str:
+def render(assignment: Assignment, pins: dict[str, str], pyproject: Path = PYPROJECT) -> str:
     """The file's text: a header a student can act on, the libraries, then Jupyter."""
     python = requires_python(pyproject)
     minimum = re.fullmatch(r">=\s*([0-9.]+)", python)
     python = f"{minimum[1]} or newer" if minimum else python
+    library_pins = [name for name in pins if name not in JUPYTER]
     lines = [
-        f"# What the {SPEC.name} notebook needs (Python {python}). In a fresh virtual",
+        f"# What the {assignment.name} notebook needs (Python {python}). In a fresh virtual",
         "# environment: pip install -r requirements.txt",
-        "# torch: on Linux, plain PyPI gives the large CUDA build; PyTorch's CPU wheel index",
-        "# has the small CPU build of the same version, which is all this notebook needs.",
     ]
-    lines += [f"{name}=={pins[name]}" for name in LIBRARIES]
+    lines += [f"# {note}" for name in library_pins for note in LIBRARY_NOTES.get(name, ())]
+    lines += [f"{name}=={pins[name]}" for name in library_pins]
     lines.append("# Jupyter: the kernel that runs the notebook, and the front end that opens it")
-    lines += [f"{name}=={pins[name]}" for name in (*KERNEL, *FRONT_END)]
+    lines += [f"{name}=={pins[name]}" for name in JUPYTER if name in pins]
     return "\n".join(lines) + "\n"
 
 
-def expected_text(path: Path = REQUIREMENTS, pyproject: Path = PYPROJECT) -> str:
-    """What ``path`` must hold, keeping its pins that pyproject still allows."""
+def expected_text(assignment: Assignment, path: Path | None = None,
+                  pyproject: Path = PYPROJECT) -> str:
+    """What ``path`` (the assignment's file by default) must hold, keeping its pins that
+    pyproject still allows."""
+    path = path or requirements_path(assignment)
     current = parse(path.read_text(encoding="utf-8"))[0] if path.is_file() else {}
-    return render(pins_for(current, pyproject), pyproject)
+    return render(assignment, pins_for(assignment, current, pyproject), pyproject)
 
 
-def drift(path: Path = REQUIREMENTS, pyproject: Path = PYPROJECT) -> list[str]:
+def drift(assignment: Assignment, path: Path | None = None,
+          pyproject: Path = PYPROJECT) -> list[str]:
     """Why ``path`` is not what pyproject.toml makes of it (empty = in sync). Installed
     versions are not compared: CI may install newer ones within pyproject's ranges."""
-    fix = "(run: python -m autograder sync-solutions)"
+    path = path or requirements_path(assignment)
+    fix = f"(run: python -m autograder sync-solutions {assignment.name})"
     if not path.is_file():
         return [f"no {path.name} next to the notebook {fix}"]
     text = path.read_text(encoding="utf-8")
     pins, problems = parse(text)[0], leaks(text)
+    try:
+        shipped = (*libraries(assignment, pins), *JUPYTER)
+    except StudentEnvError as error:
+        return [f"{error} {fix}"]
     wanted = pyproject_requirements(pyproject)
-    problems += [f"{path.name} lacks {name}" for name in SHIPPED if name not in pins]
+    problems += [f"{path.name} lacks {name}" for name in shipped if name not in pins]
     problems += [f"{path.name} pins {name}, which the notebook does not need"
-                 for name in pins if name not in SHIPPED]
+                 for name in pins if name not in shipped]
     problems += [f"{path.name} pins {name}=={pins[name]}, pyproject.toml says {wanted[name]}"
-                 for name in SHIPPED
+                 for name in shipped
                  if name in pins and name in wanted and not _allows(wanted[name], pins[name])]
-    if not problems and text != render(pins, pyproject):
+    if not problems and text != render(assignment, pins, pyproject):
         problems.append(f"{path.name} is not in the generated form")
     return [f"{line} {fix}" for line in problems]
 
 
-def write(path: Path = REQUIREMENTS, pyproject: Path = PYPROJECT) -> bool:
-    """Rewrite ``path`` if it drifted; returns whether it changed."""
-    if not drift(path, pyproject):
+def write(assignment: Assignment, path: Path | None = None, pyproject: Path = PYPROJECT) -> bool:
+    """Rewrite ``path`` (the assignment's file by default) if it drifted; returns whether
+    it changed."""
+    path = path or requirements_path(assignment)
+    if not drift(assignment, path, pyproject):
         return False
-    path.write_text(expected_text(path, pyproject), encoding="utf-8")
+    path.write_text(expected_text(assignment, path, pyproject), encoding="utf-8")
     return True

@@ -1,15 +1,16 @@
 """Copy the reference solution and the spec's points into the source notebook (instructors).
 
-`solutions/` is the single source of truth for code, the assignment spec
-(``autograder/spec/h2_attention.toml``) for points. The source notebook holds a
-copy of each reference function in the solution cell whose ``grade_id`` is the
-function's name, a copy of ``solutions/evidence.py`` in the locked
-``evidence_helper`` cell, and each part's points on its grade cell (nbgrader
-needs them there). This command rewrites those cells, copies the evidence
-schema next to the notebook (students validate against it) and writes the
+An assignment's reference (its spec's ``reference``) is the single source of truth for
+code, its spec (the bundle's ``assignment.toml``) for points. The source notebook
+(``source/<assignment>/``) holds a copy of each reference function in the solution cell
+whose ``grade_id`` is the function's name, the locked cells the bundle's optional
+``authoring.py`` names (``locked_cells()``: grade_id -> exact text, e.g. a helper copied
+from the reference), and each part's points on its grade cell (nbgrader needs them
+there). This command rewrites those cells, copies the evidence schema next to the
+notebook when the assignment has one (students validate against it) and writes the
 student's ``requirements.txt`` there from pyproject.toml's pins
-(``autograder.authoring.student_env``); ``--check`` only reports drift (exit 1),
-which is what the test suite does.
+(``autograder.authoring.student_env``); ``--check`` only reports drift (exit 1), which
+is what the test suite does.
 """
 
 from __future__ import annotations
@@ -20,59 +21,53 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.authoring import student_env
-from autograder.spec import SPEC
-from solutions import attention, evidence, evidence_check
+from autograder.authoring.checkout import add_authoring_arguments, authoring_assignment
 
 if TYPE_CHECKING:  # nbformat costs ~1 s to import; only the commands below need it
     import nbformat
 
-SOURCE_NOTEBOOK = SPEC.source_notebook
-EVIDENCE_CELL_ID = "evidence_helper"
-EVIDENCE_CHECK_CELL_ID = "evidence_check_helper"
-SCHEMA_NAME = SPEC.schema
-SCHEMA = SPEC.schema_path
-SHIPPED_SCHEMA = SPEC.shipped_schema
-EVIDENCE_CELL_HEADER = (
-    f"# Locked helper (do not edit): builds {SPEC.evidence_file} from YOUR functions above.\n"
-    "# It runs them on the lecture's hand example and on inputs derived from your student id.\n"
-)
+    from autograder.assignments.bundle import Assignment
+
+AUTHORING_HOOKS = "authoring"
+"""The bundle's optional module of authoring hooks (``locked_cells``)."""
 
 
-def solution_cell_source(name: str) -> str:
+def fix_command(assignment: Assignment) -> str:
+    """The command that repairs drift, as the drift lines print it."""
+    return f"run: python -m autograder sync-solutions {assignment.name}"
+
+
+def solution_cell_source(assignment: Assignment, name: str) -> str:
     """The exact text the solution cell ``name`` must hold: the reference function."""
-    return inspect.getsource(getattr(attention, name)).rstrip() + "\n"
+    return inspect.getsource(getattr(assignment.reference, name)).rstrip() + "\n"
 
 
-def evidence_cell_source() -> str:
-    """The exact text of the locked evidence cell: solutions/evidence.py minus its
-    module docstring and ``__future__`` import (a notebook cell needs neither)."""
-    text = inspect.getsource(evidence)
-    body = text.split('"""', 2)[2].replace("from __future__ import annotations\n", "")
-    return EVIDENCE_CELL_HEADER + body.strip() + "\n"
+def locked_cell_sources(assignment: Assignment) -> dict[str, str]:
+    """grade_id -> text of the locked cells the bundle's ``authoring.locked_cells`` names."""
+    root = assignment.root
+    if not ((root / f"{AUTHORING_HOOKS}.py").is_file() or (root / AUTHORING_HOOKS).is_dir()):
+        return {}
+    hooks = assignment.module(AUTHORING_HOOKS)
+    locked = getattr(hooks, "locked_cells", None)
+    return dict(locked()) if locked is not None else {}
 
 
-def evidence_check_cell_source() -> str:
-    """The locked cell that validates the student's file against the shipped schema."""
-    return (
-        "# Locked helper (do not edit): checks your evidence file against the schema shipped\n"
-        "# next to this notebook, as the grader's first step does.\n"
-        + inspect.getsource(evidence_check.validate_evidence_file).rstrip() + "\n"
-    )
-
-
-def expected_sources() -> dict[str, str]:
+def expected_sources(assignment: Assignment) -> dict[str, str]:
     """grade_id -> the source text that cell must have."""
-    wanted = {name: solution_cell_source(name) for name in SPEC.function_parts}
-    wanted[EVIDENCE_CELL_ID] = evidence_cell_source()
-    wanted[EVIDENCE_CHECK_CELL_ID] = evidence_check_cell_source()
+    wanted = {name: solution_cell_source(assignment, name) for name in assignment.function_parts}
+    wanted.update(locked_cell_sources(assignment))
     return wanted
 
 
-def schema_drift() -> list[str]:
-    """Whether the schema shipped next to the notebook is exactly schemas/'s."""
-    if not SHIPPED_SCHEMA.exists() or SHIPPED_SCHEMA.read_bytes() != SCHEMA.read_bytes():
-        return [f"{SHIPPED_SCHEMA.name} next to the notebook differs from schemas/ "
-                "(run: python -m autograder sync-solutions)"]
+def schema_drift(assignment: Assignment, shipped: Path | None = None) -> list[str]:
+    """Whether the schema shipped next to the notebook is exactly schemas/'s (nothing to
+    compare for an assignment without an evidence file)."""
+    if not assignment.spec.schema:
+        return []
+    shipped = shipped or assignment.shipped_schema
+    if not shipped.exists() or shipped.read_bytes() != assignment.schema_path.read_bytes():
+        return [f"{shipped.name} next to the notebook differs from schemas/ "
+                f"({fix_command(assignment)})"]
     return []
 
 
@@ -81,29 +76,30 @@ def grade_id(cell: nbformat.NotebookNode) -> str | None:
     return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
 
-def expected_points() -> dict[str, int]:
+def expected_points(assignment: Assignment) -> dict[str, int]:
     """grade_id of each grade cell -> the points the spec gives its part."""
-    return {part.grade_cell: part.points for part in SPEC.parts}
+    return {part.grade_cell: part.points for part in assignment.parts}
 
 
 def _points(cell: nbformat.NotebookNode) -> object:
     return cell.get("metadata", {}).get("nbgrader", {}).get("points")
 
 
-def drift(notebook: nbformat.NotebookNode) -> list[str]:
+def drift(notebook: nbformat.NotebookNode, assignment: Assignment) -> list[str]:
     """Human-readable list of cells that differ from the reference or the spec (empty = in sync)."""
-    wanted = expected_sources()
-    points = expected_points()
+    wanted = expected_sources(assignment)
+    points = expected_points(assignment)
+    fix = fix_command(assignment)
+    reference = assignment.spec.reference.partition(".")[0]
     found = {grade_id(cell): cell for cell in notebook.cells if grade_id(cell)}
     problems = [f"missing cell {gid!r}" for gid in [*wanted, *points] if gid not in found]
     problems += [
-        f"cell {gid!r} differs from solutions/ (run: python -m autograder sync-solutions)"
+        f"cell {gid!r} differs from {reference}/ ({fix})"
         for gid, text in wanted.items()
         if gid in found and found[gid].source.rstrip() + "\n" != text
     ]
     problems += [
-        f"grade cell {gid!r} has {_points(found[gid])} points, the spec says {want} "
-        "(run: python -m autograder sync-solutions)"
+        f"grade cell {gid!r} has {_points(found[gid])} points, the spec says {want} ({fix})"
         for gid, want in points.items()
         if gid in found and _points(found[gid]) != want
     ]
@@ -115,11 +111,11 @@ def drift(notebook: nbformat.NotebookNode) -> list[str]:
     return problems
 
 
-def sync(notebook: nbformat.NotebookNode) -> list[str]:
+def sync(notebook: nbformat.NotebookNode, assignment: Assignment) -> list[str]:
     """Rewrite the reference cells and grade-cell points in place; returns the grade_ids
     that changed."""
-    wanted = expected_sources()
-    points = expected_points()
+    wanted = expected_sources(assignment)
+    points = expected_points(assignment)
     changed = []
     for cell in notebook.cells:
         gid = grade_id(cell)
@@ -133,11 +129,11 @@ def sync(notebook: nbformat.NotebookNode) -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_authoring_arguments(parser)
     parser.add_argument(
         "--notebook",
         type=Path,
-        default=SOURCE_NOTEBOOK,
-        help="source notebook to update (default: %(default)s)",
+        help="source notebook to update (default: the assignment's in source/<assignment>/)",
     )
     parser.add_argument(
         "--check", action="store_true", help="only report drift; exit 1 if any cell differs"
@@ -147,29 +143,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import nbformat
 
-    from autograder.grading.check_points import require_consistent_spec
+    from autograder.grading.runner import require_consistent_spec
 
-    require_consistent_spec()  # before a point is copied (a SpecError is one line: autograder.cli)
-    notebook = nbformat.read(args.notebook, as_version=4)
+    assignment = authoring_assignment(args)  # one line if unknown or not in this checkout
+    require_consistent_spec(assignment)  # before a point is copied (one line: autograder.cli)
+    path = args.notebook or assignment.source_notebook
+    notebook = nbformat.read(path, as_version=4)
     if args.check:
-        problems = drift(notebook) + schema_drift() + student_env.drift()
+        problems = (drift(notebook, assignment) + schema_drift(assignment)
+                    + student_env.drift(assignment))
         for line in problems:
             print(line)
         print("in sync" if not problems else f"{len(problems)} cell(s) or file(s) out of sync")
         return 1 if problems else 0
-    changed = sync(notebook)
+    changed = sync(notebook, assignment)
     if changed:
-        nbformat.write(notebook, args.notebook)
-    if schema_drift():
-        SHIPPED_SCHEMA.write_bytes(SCHEMA.read_bytes())
-        changed.append(SCHEMA_NAME)
+        nbformat.write(notebook, path)
+    if schema_drift(assignment):
+        assignment.shipped_schema.write_bytes(assignment.schema_path.read_bytes())
+        changed.append(assignment.spec.schema)
     try:
-        if student_env.write():
+        if student_env.write(assignment):
             changed.append(student_env.REQUIREMENTS_NAME)
     except student_env.StudentEnvError as error:
         print(f"cannot write {student_env.REQUIREMENTS_NAME}: {error}")
         return 1
-    missing = [p for p in drift(notebook) if p.startswith("missing") or "grades no part" in p]
+    missing = [p for p in drift(notebook, assignment)
+               if p.startswith("missing") or "grades no part" in p]
     print(f"updated {len(changed)} cell(s) or file(s): {', '.join(changed) or 'none'}")
     for line in missing:
         print(line)

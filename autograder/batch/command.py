@@ -1,7 +1,9 @@
 """Grade every submission of an assignment in an nbgrader course (TAs).
 
-Reads submitted/<student>/<assignment>/ under the course root (default: the
-current directory, as nbgrader does) and writes, per student,
+ASSIGNMENT is the name of an assignment bundle (`python -m autograder assignments` lists
+them; --assignments DIR adds a folder of your own); without it, the one assignment the
+course root holds. Reads submitted/<student>/<assignment>/ under the course root (default:
+the current directory, as nbgrader does) and writes, per student,
 autograded/<student>/<assignment>/results.json (Gradescope format) and
 feedback.html; then grades.csv at the course root and the scores into
 gradebook.db, so `nbgrader export` and formgrader show them.
@@ -23,10 +25,11 @@ date (and says so), --no-due clears it: then lateness is not judged (late = unkn
 One run per course root at a time: a second one refuses with one line.
 
 examples:
-  python -m autograder autograde h2_attention
-  python -m autograder autograde h2_attention --root ~/courses/dl-2026-fall-a --jobs 4
-  python -m autograder autograde h2_attention --student s001 --force
-  python -m autograder autograde h2_attention --cluster tcp://10.0.0.5:8786
+  python -m autograder autograde
+  python -m autograder autograde --root ~/courses/dl-2026-fall-a --jobs 4
+  python -m autograder autograde --student s001 --force
+  python -m autograder autograde --cluster tcp://10.0.0.5:8786
+  python -m autograder autograde hw3 --assignments ~/course/bundles --root ~/courses/dl
 """
 
 from __future__ import annotations
@@ -44,15 +47,16 @@ from typing import TYPE_CHECKING, NoReturn
 
 # Only what parsing the command line and launching the zygote need: the grader (engine,
 # checks, torch, nbgrader) is imported in ``run`` once the zygote is warming up beside it.
+from autograder.assignments import Assignment
+from autograder.assignments.arguments import add_assignment_arguments, assignment_from
 from autograder.batch.cluster.choice import SLURM, ClusterError, parse_cluster
-from autograder.batch.course import Course, parse_time
+from autograder.batch.course import RELEASE, SUBMITTED, Course, assignments_in, parse_time
 from autograder.batch.options import BatchOptions, launch_sandbox
 from autograder.batch.root_lock import RootBusy, hold
 from autograder.batch.root_settings import RootSettingsError, remember
 from autograder.batch.workdir import current_folder_problem
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.zygote import discard
-from autograder.spec import SPEC
 
 if TYPE_CHECKING:
     from autograder.batch.engine import BatchSummary
@@ -243,10 +247,8 @@ def interrupted_line(force: bool) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     one_line_errors(parser)
-    parser.add_argument(
-        "assignment", nargs="?", default=SPEC.name, choices=[SPEC.name],
-        help="assignment name (default: %(default)s; the one this grader knows)"
-    )
+    add_assignment_arguments(parser)
+    _optional_assignment(parser)
     parser.add_argument(
         "--root",
         type=Path,
@@ -280,6 +282,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a student's own due date, e.g. s042='2026-12-16 23:59 UTC' (repeatable; "
         "STUDENT=none takes it back); remembered in course.json; regrades only that student")
     add_grading_options(parser)
+
+
+def _optional_assignment(parser: argparse.ArgumentParser) -> None:
+    """ASSIGNMENT may be left out: the course root's one assignment is meant
+    (``root_assignment``). ``add_assignment_arguments`` makes a positional without a default
+    required, so its action is relaxed here."""
+    action = next(action for action in parser._actions if action.dest == "assignment")
+    action.nargs, action.default, action.required = "?", None, False
+    action.help = f"{action.help}; default: the one assignment the course root holds"
+
+
+def root_assignment(root: Path) -> str:
+    """The name of the one assignment ``root`` holds (under submitted/<student>/, else
+    under release/); ``UsageError`` naming them when there are none or several."""
+    _require_root(root)
+    found = assignments_in(root)
+    if len(found) == 1:
+        return found[0]
+    name_it = "name the one to grade: python -m autograder autograde ASSIGNMENT"
+    if not found:
+        raise UsageError(f"no assignment in {root / SUBMITTED}/<student>/ or "
+                         f"{root / RELEASE}/: {name_it}, or pass --root <the course root>")
+    raise UsageError(f"the course root {root} holds several assignments "
+                     f"({', '.join(found)}): {name_it}")
+
+
+def chosen_assignment(args: argparse.Namespace) -> Assignment:
+    """The assignment ``args`` name, or the course root's one (``UsageError``); an unknown
+    name is the registry's one line (``UnknownAssignment``, exit 2)."""
+    if not args.assignment:
+        args.assignment = root_assignment(args.root.resolve())
+    return assignment_from(args)
+
+
+def _require_root(root: Path) -> None:
+    """``UsageError`` unless ``root`` is a folder."""
+    if not root.exists():
+        raise UsageError(f"course root {root} does not exist: pass --root <the folder that "
+                         "holds submitted/> (default: the current directory)")
+    if not root.is_dir():
+        raise UsageError(f"course root {root} is not a folder: pass --root <the folder that "
+                         "holds submitted/>")
 
 
 def late_policy(text: str) -> object:
@@ -319,25 +363,22 @@ def due_date(text: str) -> datetime:
     return moment
 
 
-def students_to_grade(course: Course, asked: list[str] | None) -> list[str]:
+def students_to_grade(course: Course, assignment: Assignment,
+                      asked: list[str] | None) -> list[str]:
     """Who to grade: every student with a submission, or those asked for (each must have one).
-    ``UsageError`` when the root or a submission is missing."""
+    ``UsageError`` when the root or a submission is missing, or when the course's release of
+    ``assignment`` lacks a part it grades."""
     from autograder.authoring.release import missing_parts, stale_release_message
 
     root = course.root
-    if not root.exists():
-        raise UsageError(f"course root {root} does not exist: pass --root <the folder that "
-                         "holds submitted/> (default: the current directory)")
-    if not root.is_dir():
-        raise UsageError(f"course root {root} is not a folder: pass --root <the folder that "
-                         "holds submitted/>")
+    _require_root(root)
     present = course.students()
-    where = f"{root / 'submitted'}/<student>/{course.assignment}/"
+    where = f"{root / SUBMITTED}/<student>/{course.assignment}/"
     if not present:
         raise UsageError(f"no submissions in {where}: collect them first (`nbgrader collect "
                          f"{course.assignment}`), or pass --root <the course root>")
-    release_dir = course.root / "release" / course.assignment
-    missing = missing_parts(release_dir)
+    release_dir = course.release_dir
+    missing = missing_parts(release_dir, assignment)
     if missing:
         raise UsageError(stale_release_message(release_dir, missing))
     if not asked:
@@ -366,7 +407,12 @@ def _run(args: argparse.Namespace) -> int:
         print(f"error: {unreachable}", file=sys.stderr)
         return 2
     _require_dependencies()  # before the root is locked: no lock file left by a wrong Python
-    course = Course(args.root.resolve(), args.assignment)
+    try:
+        assignment = chosen_assignment(args)  # UnknownAssignment: one line from autograder.cli
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    course = Course(args.root.resolve(), assignment.name)
     with ExitStack() as held:
         if course.root.is_dir():  # else students_to_grade says what is wrong with it
             try:  # first: a second run in this root refuses before it starts anything
@@ -374,7 +420,7 @@ def _run(args: argparse.Namespace) -> int:
             except RootBusy as error:
                 print(f"error: {error}", file=sys.stderr)
                 return 2
-        return _grade(args, course)
+        return _grade(args, course, assignment)
 
 
 def _require_dependencies() -> None:
@@ -388,10 +434,12 @@ def _require_dependencies() -> None:
             raise ModuleNotFoundError(f"No module named {module!r}", name=module)
 
 
-def _grade(args: argparse.Namespace, course: Course) -> int:
-    """Grade ``course`` with the root held: its remembered cohort and due date, unless given."""
+def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> int:
+    """Grade ``course`` as ``assignment`` with the root held: its remembered cohort and due
+    date, unless given."""
     options = options_from(args)
-    sandbox = launch_sandbox(options)  # warms while the course is checked and the grader loads
+    # Warms while the course is checked and the grader loads.
+    sandbox = launch_sandbox(options, assignment)
     from autograder.batch.engine import grade_course
     from autograder.results.gradebook import GradebookError
     from autograder.results.result import STATUS_ERROR
@@ -399,7 +447,7 @@ def _grade(args: argparse.Namespace, course: Course) -> int:
     from autograder.sandbox.uids import UidLeaseError
 
     try:
-        students = students_to_grade(course, args.student)
+        students = students_to_grade(course, assignment, args.student)
         settings, changes = remember(
             course.root, course.assignment, cohort=args.cohort, due=args.due,
             set_due=args.due is not None or args.no_due, set_cohort=args.cohort is not None,
@@ -408,7 +456,7 @@ def _grade(args: argparse.Namespace, course: Course) -> int:
             print(line, flush=True)
         options = replace(options, cohort=settings.cohort, due=settings.due,
                           late_policy=settings.late_policy, extensions=settings.extensions)
-        summary = grade_course(course, students, options, sandbox)
+        summary = grade_course(course, students, options, sandbox, assignment=assignment)
     except (UsageError, IsolationError, UidLeaseError, GradebookError, ClusterError,
             RootSettingsError, RootBusy) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -418,7 +466,5 @@ def _grade(args: argparse.Namespace, course: Course) -> int:
             discard(sandbox)
     print(summary_line(summary))
     print(f"grades: {summary.csv_path}")
-    print(
-        f"per student: {course.root / 'autograded'}/<student>/{args.assignment}/results.json, feedback.html"
-    )
+    print(f"per student: {course.autograded('<student>')}/results.json, feedback.html")
     return 1 if summary.count(STATUS_ERROR) else 0

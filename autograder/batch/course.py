@@ -1,8 +1,10 @@
-"""Where things are in an nbgrader course root (nbgrader's own layout and defaults).
+"""Where things are in an nbgrader course root: the one place its layout is written down.
 
 ``submitted/<student>/<assignment>/`` in, ``autograded/<student>/<assignment>/``
-and ``feedback/<student>/<assignment>/`` out, ``gradebook.db`` at the root. The
-root defaults to the current directory, as with ``nbgrader``.
+and ``feedback/<student>/<assignment>/`` out, ``release/<assignment>/`` for what the
+students were given, ``gradebook.db`` at the root. The root defaults to the current
+directory, as with ``nbgrader``. Everything else that needs the layout (the grader's
+path redaction, a Dask worker's copy of a submission, the feedback page) asks this module.
 """
 
 from __future__ import annotations
@@ -11,6 +13,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+SUBMITTED = "submitted"
+AUTOGRADED = "autograded"
+FEEDBACK = "feedback"
+RELEASE = "release"
+STUDENT_FOLDERS = (SUBMITTED, AUTOGRADED, FEEDBACK)
+"""The folders that hold ``<student>/<assignment>/`` (nbgrader's ``{nbgrader_step}``)."""
+GRADEBOOK_DB = "gradebook.db"
 GRADES_CSV = "grades.csv"
 TIMESTAMP_TXT = "timestamp.txt"  # written by nbgrader submit/collect/zip_collect
 MAX_TIMESTAMP_BYTES = 200  # nbgrader writes one line; anything longer is not its timestamp
@@ -20,7 +29,7 @@ FEEDBACK_HTML = "feedback.html"
 
 @dataclass(frozen=True)
 class Course:
-    """A course root and the assignment being graded in it."""
+    """A course root and the name of the assignment being graded in it."""
 
     root: Path
     assignment: str
@@ -28,32 +37,60 @@ class Course:
     @property
     def db_url(self) -> str:
         """nbgrader's default gradebook location."""
-        return f"sqlite:///{(self.root / 'gradebook.db').resolve()}"
+        return f"sqlite:///{(self.root / GRADEBOOK_DB).resolve()}"
 
     def submitted(self, student: str) -> Path:
-        return self.root / "submitted" / student / self.assignment
+        return self.root / SUBMITTED / student / self.assignment
 
     def autograded(self, student: str) -> Path:
-        return self.root / "autograded" / student / self.assignment
+        return self.root / AUTOGRADED / student / self.assignment
 
     def feedback(self, student: str) -> Path:
-        return self.root / "feedback" / student / self.assignment
+        return self.root / FEEDBACK / student / self.assignment
+
+    @property
+    def release_dir(self) -> Path:
+        """What the students were given (``nbgrader generate_assignment``'s output)."""
+        return self.root / RELEASE / self.assignment
 
     def grades_csv(self) -> Path:
         return self.root / GRADES_CSV
 
     def students(self) -> list[str]:
         """Every student with a submission folder for this assignment, sorted."""
-        base = self.root / "submitted"
-        if not base.is_dir():
-            return []
-        return sorted(
-            entry.name
-            for entry in base.iterdir()
-            if entry.is_dir()
-            and not entry.name.startswith(".")
-            and (entry / self.assignment).is_dir()
-        )
+        return sorted(student for student in _subfolders(self.root / SUBMITTED)
+                      if (self.root / SUBMITTED / student / self.assignment).is_dir())
+
+
+def course_root_of(folder: Path, kinds: tuple[str, ...] = STUDENT_FOLDERS) -> Path | None:
+    """The course root of ``folder`` when it is laid out as ``<root>/<kind>/<student>/
+    <assignment>`` with ``kind`` one of ``kinds`` (``submitted``, ``autograded``,
+    ``feedback`` by default), else None: a folder graded outside a course root (Gradescope's
+    ``/autograder/submission``, a folder given by hand) has none. The path is read as
+    given: resolve it first to see through links."""
+    parents = Path(folder).parents
+    if len(parents) < 3 or parents[1].name not in kinds:
+        return None
+    return parents[2]
+
+
+def assignments_in(root: Path) -> list[str]:
+    """The assignment names a course root holds: those under ``submitted/<student>/``, or,
+    before anything is collected, those under ``release/``; sorted."""
+    submitted = root / SUBMITTED
+    found = {name for student in _subfolders(submitted)
+             for name in _subfolders(submitted / student)}
+    return sorted(found) if found else _subfolders(root / RELEASE)
+
+
+def _subfolders(folder: Path) -> list[str]:
+    """The visible subfolders' names of ``folder`` ([] when it is not a readable folder)."""
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return []
+    return sorted(entry.name for entry in entries
+                  if not entry.name.startswith(".") and entry.is_dir())
 
 
 def parse_time(text: str) -> datetime:

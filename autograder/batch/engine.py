@@ -8,7 +8,10 @@ graded. The gradebook and ``grades.csv`` are then written from all results.
 
 With ``BatchOptions.cluster`` the submissions to grade go to a Dask cluster instead of
 the local pool (``autograder.batch.cluster``); skipping, the progress bar, grades.csv and
-the gradebook stay here, unchanged.
+the gradebook stay here, unchanged. Both save a result the same way (``outcome``).
+
+The engine grades the ``Assignment`` it is given (by default, the one the course names,
+from the registry); each grading process keeps it in its session.
 """
 
 from __future__ import annotations
@@ -23,35 +26,28 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
+from autograder.assignments import Assignment, load_assignment
 from autograder.batch import lateness
-from autograder.batch.course import (
-    FEEDBACK_HTML,
-    RESULTS_JSON,
-    Course,
-)
+from autograder.batch.cluster.executor import grade_on_cluster
+from autograder.batch.course import RESULTS_JSON, Course
+from autograder.batch.isolation_probe import probe_isolation
 from autograder.batch.options import BatchOptions
+from autograder.batch.outcome import error_result, internal_error_result, save_result
 from autograder.batch.root_lock import hold
 from autograder.batch.root_settings import due_text
-from autograder.grading.check_points import require_consistent_spec
+from autograder.grading.runner import require_consistent_spec
 from autograder.grading.submission import content_hash, load_submission
 from autograder.results import gradebook, grades_csv
 from autograder.results.decisions import Decisions
-from autograder.results.result import (
-    STATUS_ERROR,
-    PartResult,
-    SubmissionResult,
-    load,
-    save,
-)
+from autograder.results.result import STATUS_ERROR, SubmissionResult, load
 from autograder.review.outputs import import_formgrader, with_decisions
 from autograder.sandbox.client import IsolationError
-from autograder.spec import SPEC
 
 if TYPE_CHECKING:
     from autograder.sandbox.zygote import Zygote
@@ -88,91 +84,52 @@ def _quiet_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _start_session(channels: list, slots: multiprocessing.Queue, options: BatchOptions) -> None:
-    """Process-pool initializer (in a process forked from the warm coordinator): its own
-    channel to the shared zygote and a sandbox user id of its own."""
+def _start_session(channels: list, slots: multiprocessing.Queue, options: BatchOptions,
+                   assignment: Assignment) -> None:
+    """Process-pool initializer (in a process forked from the warm coordinator, so its
+    arguments are inherited, never pickled): its own channel to the shared zygote, a sandbox
+    user id of its own, and the assignment every submission of the batch is graded as."""
     global _SESSION
-    from autograder.grading.grade_one import GradingSession
+    from autograder.grading.session import GradingSession
 
     signal.signal(signal.SIGINT, _quiet_interrupt)
     from autograder.sandbox.uids import UidLease
 
-    _SESSION = GradingSession(channels[slots.get()], UidLease.acquire(), options.limits,
-                              options.isolate, options.allow_weaker)
+    _SESSION = GradingSession(zygote=channels[slots.get()], lease=UidLease.acquire(),
+                              assignment=assignment, limits=options.limits,
+                              isolate=options.isolate, allow_weaker=options.allow_weaker)
     # The last worker of this process is reaped when the process ends (before its uid is free).
     multiprocessing.util.Finalize(None, _SESSION.zygote.settle, exitpriority=10)
-
-
-def mark_submission_time(result: SubmissionResult, folder: Path, due: datetime | None) -> None:
-    """``submitted_at``, ``due``, ``late`` and where the time comes from, of ``result``: the
-    submission's ``timestamp.txt`` checked against the receipt ``cohort collect`` recorded
-    (``autograder.batch.lateness``). With a due date, a submission whose time is missing,
-    unreadable or contradicted by its receipt is ``late: unknown`` and goes to review, with
-    the reason (both times, when they disagree). Without a due date ``late`` is ``unknown``
-    too, never "no" (nothing was judged), with ``lateness.NOT_JUDGED`` as the TA's reason
-    and no review."""
-    if due is not None and due.tzinfo is None:
-        due = due.replace(tzinfo=UTC)
-    decided = lateness.decide(folder, due)
-    result.submitted_at = decided.submitted_at
-    result.due = due_text(due)
-    result.late = decided.late
-    result.late_unknown = decided.unknown
-    result.time_source = decided.time_source
-    result.received_at = decided.received_at
-    if due is None and lateness.NOT_JUDGED not in result.ta_notes:  # late: unknown, not "no"
-        result.ta_notes.append(lateness.NOT_JUDGED)
-    if decided.note:
-        result.notes.append(decided.note)
-        result.reason = f"{result.reason}; {decided.note}" if result.reason else decided.note
-        result.needs_review = True
 
 
 def _grade_and_save(
     course: Course, student: str, cohort: str | None, due: datetime | None = None
 ) -> SubmissionResult:
+    """Grade one submission in this grading process (its session's assignment) and save it."""
     from autograder.grading.grade_one import grade_submission
-    from autograder.results import feedback_page as report
-    from autograder.results import graded_notebook
 
-    submission = load_submission(course.submitted(student), student)
-    result = grade_submission(submission, _SESSION, cohort=cohort)
-    mark_submission_time(result, course.submitted(student), due)  # before anything is saved
-    out = course.autograded(student)
-    save(result, out / RESULTS_JSON)
-    report.save(result, out / FEEDBACK_HTML)
-    graded_notebook.write(course, result, submission.notebook)  # what formgrader opens
-    return result
+    session = _SESSION
+    assignment = session.assignment
+    submission = load_submission(course.submitted(student), student, assignment=assignment)
+    result = grade_submission(submission, session, cohort=cohort)
+    return save_result(course, assignment, result, due=due, notebook=submission.notebook)
 
 
 # ------------------------------------------------------------ the trusted coordinator
 
 
-def internal_error_result(student: str, assignment: str, detail: str) -> SubmissionResult:
-    """The row of a submission the grader failed on (never saved as graded: retried on
-    the next run); ``detail`` says what failed, for the TA."""
-    reason = f"internal grader error (not the student's doing): {detail}"
-    parts = [
-        PartResult(part, 0.0, float(points), [reason]) for part, points in SPEC.part_points.items()
-    ]
-    return SubmissionResult(student, assignment, STATUS_ERROR, reason[:500], parts)
-
-
-def _error_result(student: str, assignment: str, error: BaseException) -> SubmissionResult:
-    return internal_error_result(student, assignment, f"{type(error).__name__}: {error}")
-
-
 def up_to_date(
-    course: Course, student: str, due: datetime | None = None, cohort: str | None = None
+    course: Course, assignment: Assignment, student: str, due: datetime | None = None,
+    cohort: str | None = None,
 ) -> SubmissionResult | None:
-    """The saved result if the submission (``timestamp.txt`` included), the grading key, the
-    due date and the cohort are unchanged since it was made: a new due date regrades, so the
-    saved ``late`` (in results.json, feedback.html and grades.csv) is never stale, and a new
-    cohort regrades, since the evidence inputs derive from it."""
+    """The saved result if the submission (``timestamp.txt`` included), the assignment's
+    grading key, the due date and the cohort are unchanged since it was made: a new due date
+    regrades, so the saved ``late`` (in results.json, feedback.html and grades.csv) is never
+    stale, and a new cohort regrades, since the evidence inputs derive from it."""
     saved = load(course.autograded(student) / RESULTS_JSON)
     if saved is None or saved.status == STATUS_ERROR:
         return None
-    if saved.grading_key != SPEC.grading_key:
+    if saved.assignment != assignment.name or saved.grading_key != assignment.grading_key:
         return None
     if saved.due != due_text(due) or saved.cohort != (cohort or ""):
         return None
@@ -183,23 +140,9 @@ def up_to_date(
     return saved
 
 
-def probe_isolation(zygote: object, options: BatchOptions) -> list[str]:
-    """Fork one empty worker before grading anything: if the sandbox cannot be set up as
-    required, the batch stops here with ``IsolationError`` (fail closed), not per student."""
-    from autograder.sandbox.client import SandboxStudent
-    from autograder.sandbox.uids import UidLease
-
-    lease = UidLease.acquire()
-    try:
-        with SandboxStudent([], zygote, limits=options.limits, uid=lease.uid,
-                            isolate=options.isolate, allow_weaker=options.allow_weaker) as probe:
-            return probe.report.isolation
-    finally:
-        lease.release()
-
-
 def _run_pool(
     course: Course,
+    assignment: Assignment,
     students: Sequence[str],
     options: BatchOptions,
     on_result: Callable[[SubmissionResult], None],
@@ -210,13 +153,14 @@ def _run_pool(
 
     Only ``jobs`` submissions are in flight at a time, so a grading process killed from
     outside (the OOM killer) loses only the submissions it and its siblings were grading;
-    the rest of the queue is handed back untouched. The trusted imports (torch, checks,
-    reference) happen once here, and the grading processes are *forked* from this warm
-    process; one zygote serves them all, each through its own channel (``launched``: one
-    started ahead by ``launch_sandbox``, its surplus channels closed). Threads (the
+    the rest of the queue is handed back untouched. The trusted imports (the assignment's
+    libraries, checks and reference) happen once here, and the grading processes are
+    *forked* from this warm process; one zygote serves them all, each through its own
+    channel (``launched``: one started ahead by ``launch_sandbox`` for the same assignment,
+    its surplus channels closed). Threads (the
     gradebook, progress) start only after the forks (``on_started``).
     """
-    from autograder.grading.grade_one import warm_up_checks
+    from autograder.grading.session import warm_up_checks
     from autograder.sandbox.zygote import Zygote, discard
 
     jobs = max(1, min(options.jobs, len(students)))
@@ -226,11 +170,11 @@ def _run_pool(
     else:
         if launched:
             discard(launched)
-        channels = Zygote.launch(channels=jobs)
-    warm_up_checks()
+        channels = Zygote.launch(channels=jobs, preload=assignment.preload)
+    warm_up_checks(assignment)
     # Before anything is graded, on the checks the warm-up just collected (no second pass): a
     # SpecError is one line from autograder.cli.
-    require_consistent_spec()
+    require_consistent_spec(assignment)
     for channel in channels:
         channel.wait_ready()
     context = multiprocessing.get_context("fork")
@@ -240,10 +184,11 @@ def _run_pool(
     queue = list(students)
     lost: list[str] = []
     try:
-        probe_isolation(channels[0], options)
+        probe_isolation(channels[0], options.limits, isolate=options.isolate,
+                        allow_weaker=options.allow_weaker)
         with ProcessPoolExecutor(
             jobs, mp_context=context, initializer=_start_session,
-            initargs=(channels, slots, options),
+            initargs=(channels, slots, options, assignment),
         ) as pool:
             running: dict = {}
             started = False
@@ -266,7 +211,7 @@ def _run_pool(
                     except IsolationError:
                         raise
                     except Exception as error:  # noqa: BLE001 - one student's grader failure is a row
-                        on_result(_error_result(student, course.assignment, error))
+                        on_result(error_result(student, assignment, error))
                 if lost:
                     lost += running.values()
                     break
@@ -281,14 +226,23 @@ def grade_course(
     students: Sequence[str] | None = None,
     options: BatchOptions | None = None,
     sandbox: list[Zygote] | None = None,
+    *,
+    assignment: Assignment | None = None,
 ) -> BatchSummary:
     """Grade every (or the named) submissions of ``course``; see the module docstring.
-    ``sandbox``: a zygote from ``launch_sandbox``, now owned here (used or discarded)."""
+    ``sandbox``: a zygote from ``launch_sandbox``, now owned here (used or discarded).
+    ``assignment``: what to grade them as (by default the registry's bundle of the course's
+    assignment name; a command passes the one it loaded, from the folders it was told of)."""
     options = options or BatchOptions()
     started = time.monotonic()
     try:
+        if assignment is None:
+            assignment = load_assignment(course.assignment)
+        elif assignment.name != course.assignment:
+            raise ValueError(f"asked to grade {course.assignment!r} submissions as the "
+                             f"assignment {assignment.name!r}")
         with hold(course.root):  # RootBusy: another run grades here
-            return _grade_course(course, students, options, sandbox, started)
+            return _grade_course(course, assignment, students, options, sandbox, started)
     finally:
         if sandbox:  # unused (nothing to grade here, or an error before the pool): ended now
             from autograder.sandbox.zygote import discard
@@ -298,6 +252,7 @@ def grade_course(
 
 def _grade_course(
     course: Course,
+    assignment: Assignment,
     students: Sequence[str] | None,
     options: BatchOptions,
     sandbox: list[Zygote] | None,
@@ -306,11 +261,11 @@ def _grade_course(
     students = list(students) if students else course.students()
     decisions = Decisions.load(course.root)  # and what was scored in formgrader since
     if options.write_gradebook:
-        import_formgrader(course, decisions)
+        import_formgrader(course, decisions, assignment=assignment)
     results: dict[str, SubmissionResult] = {}
     skipped = []
     for student in students:
-        saved = None if options.force else up_to_date(course, student,
+        saved = None if options.force else up_to_date(course, assignment, student,
                                                       options.due_for(student), options.cohort)
         if saved is not None:
             results[student] = saved
@@ -320,7 +275,7 @@ def _grade_course(
 
     def after_fork() -> None:  # the grading processes exist: threads are safe now
         if options.write_gradebook and not preparing:
-            preparing.append(gradebook.prepare(course))
+            preparing.append(gradebook.prepare(course, assignment=assignment))
 
     tqdm.monitor_interval = 0  # no monitor thread: grading processes are forked from this one
     bar = tqdm(
@@ -339,37 +294,37 @@ def _grade_course(
         bar.update()
 
     try:
-        if options.cluster is not None:  # Dask (autograder.batch.cluster); imported only then
-            from autograder.batch.cluster.executor import grade_on_cluster
-
-            require_consistent_spec()  # here, as the local pool does after its warm-up
-
-            grade_on_cluster(course, todo, options, on_result, after_fork)
+        if options.cluster is not None:  # Dask (autograder.batch.cluster), imported only then
+            require_consistent_spec(assignment)  # here, as the local pool does after its warm-up
+            grade_on_cluster(course, assignment, todo, options, on_result, after_fork)
         queue, suspects = ([] if options.cluster is not None else list(todo)), []
         while queue:  # a crash hands back the rest of the queue, and who was in flight
             launched, sandbox = sandbox, None  # the first pool takes it
-            lost, queue = _run_pool(course, queue, options, on_result, after_fork, launched)
+            lost, queue = _run_pool(course, assignment, queue, options, on_result, after_fork,
+                                    launched)
             suspects += lost
         for student in suspects:  # each alone, once more: a crash now is that submission's
-            lost, _ = _run_pool(course, [student], replace(options, jobs=1), on_result)
+            lost, _ = _run_pool(course, assignment, [student], replace(options, jobs=1),
+                                on_result)
             for crashed in lost:
-                on_result(_error_result(crashed, course.assignment, RuntimeError(
+                on_result(error_result(crashed, assignment, RuntimeError(
                     "the grading process was killed twice while grading this submission "
                     "(out of memory?)")))
     finally:
         bar.close()
-    # The grade of record: what a person decided, applied (autograder.results.decisions).
-    # The grade of record: what a person decided and the late policy, applied once.
+    # The grade of record: what a person decided (autograder.results.decisions) and the late
+    # policy, applied once.
     ordered = with_decisions(course, [results[s] for s in students if s in results], decisions,
-                             options.late_policy, options.due_for)
+                             options.late_policy, options.due_for, assignment=assignment)
     # Every student of the root, not only this run's (--student): the others as last saved.
     # First: a gradebook error must not lose it.
-    grades_csv.write(every_result(course, {r.student: r for r in ordered}), course.grades_csv())
+    grades_csv.write(every_result(course, assignment, {r.student: r for r in ordered}),
+                     course.grades_csv(), assignment)
     if options.write_gradebook:
         for thread in preparing:
             thread.join()
         gradebook.record(course, [r for r in ordered if r.status != STATUS_ERROR],
-                         decisions=decisions)
+                         decisions=decisions, assignment=assignment)
     return BatchSummary(
         ordered,
         [s for s in todo if s in results],
@@ -381,7 +336,8 @@ def _grade_course(
     )
 
 
-def every_result(course: Course, fresh: dict[str, SubmissionResult]) -> list[SubmissionResult]:
+def every_result(course: Course, assignment: Assignment,
+                 fresh: dict[str, SubmissionResult]) -> list[SubmissionResult]:
     """The result of every student of ``course``: ``fresh`` (this run's) first, else the one
     saved in results.json, else a grader error the last grades.csv recorded (never saved, so
     it is kept from there). A run for a few students (``--student``) then updates their rows
@@ -397,7 +353,7 @@ def every_result(course: Course, fresh: dict[str, SubmissionResult]) -> list[Sub
         result = fresh.get(student) or load(course.autograded(student) / RESULTS_JSON)
         row = previous.get(student, {})
         if result is None and row.get("status") == STATUS_ERROR:
-            result = internal_error_result(student, course.assignment, "")
+            result = internal_error_result(student, assignment, "")
             result.reason = row.get("reason", "") or result.reason
         if result is not None:
             out.append(result)

@@ -13,6 +13,7 @@ from autograder.results.late_policy import LatePolicy
 from autograder.sandbox.limits import Limits
 
 if TYPE_CHECKING:
+    from autograder.assignments import Assignment
     from autograder.sandbox.zygote import Zygote
 
 
@@ -39,14 +40,14 @@ class BatchOptions:
     cluster: ClusterChoice | None = None  # None: the local pool; else a Dask cluster (--cluster)
 
 
-def launch_sandbox(options: BatchOptions) -> list[Zygote] | None:
-    """Start the zygote (``options.jobs`` channels) before the grader's own imports and the
-    course's checks, so that both warm up side by side: the zygote's imports are the longest
-    part of a batch's start. ``grade_course(..., sandbox=...)`` then owns it (and discards
+def launch_sandbox(options: BatchOptions, assignment: Assignment) -> list[Zygote] | None:
+    """Start the zygote (``options.jobs`` channels, importing ``assignment``'s preloads)
+    before the grader's own imports and the assignment's checks, so that both warm up side
+    by side: the zygote's imports are the longest part of a batch's start. ``grade_course(..., sandbox=...)`` then owns it (and discards
     what it does not use); a caller that does not get that far calls ``discard`` on it.
     None for a batch that goes to a cluster (its workers start their own)."""
     if options.cluster is not None:
         return None
     from autograder.sandbox.zygote import Zygote
 
-    return Zygote.launch(channels=max(1, options.jobs))
+    return Zygote.launch(channels=max(1, options.jobs), preload=assignment.preload)

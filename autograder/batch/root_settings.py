@@ -7,7 +7,7 @@ A due date given on one command line only would be lost at the next run in the s
 when not given. ``--due`` given explicitly replaces the stored date and says so;
 ``--no-due`` clears it. The file is small JSON a TA may read or edit::
 
-    {"h2_attention": {"cohort": "demo-2026", "due": "2026-12-14 23:59:00 UTC"}}
+    {"hw3": {"cohort": "demo-2026", "due": "2026-12-14 23:59:00 UTC"}}
 """
 
 from __future__ import annotations

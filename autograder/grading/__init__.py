@@ -1,8 +1,11 @@
-"""Grading a submission with the hidden checks: run them, then score per part.
+"""Grading a submission of an assignment with its hidden checks: run them, then score per part.
 
-    results = run_checks(student)      # list[CheckResult], fixed order
-    scores = score_parts(results)      # dict[part, PartScore]
+    results = run_checks(student, assignment)      # list[CheckResult], fixed order
+    scores = score_parts(results, assignment)      # dict[part, PartScore]
     scores = merge_part_scores(scores, other_scores)  # e.g. the evidence parts
+
+The engine knows an assignment only as the ``Assignment`` it is given
+(``autograder.assignments``); nothing here names one.
 
 The names are loaded on first use (PEP 562): importing a light submodule such as
 ``autograder.grading.submission`` does not import pytest and the checks' machinery, so the

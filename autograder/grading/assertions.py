@@ -15,10 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from autograder.grading import misconceptions
+from autograder.grading.diagnoses import MUTATES_INPUT, readonly_signatures
 from autograder.grading.student import Student, StudentError
+from autograder.grading.student import reached_out as named_a_path
 from autograder.untrusted import plain
+from autograder.untrusted.errors import ErrorKind
 
+# The engine's tolerances, in one place: every comparison of a student's numbers with the
+# reference's (these helpers, and the bundle's own, e.g. when it recomputes with a student's
+# building blocks) uses ``tolerance``.
 # float64: any correct formula (different summation order, multiply by 1/sqrt(d) vs divide,
 # max-subtraction before or after the temperature) agrees with the reference to ~1e-13
 # relative on these sizes; every known bug differs by >= 1e-3. rtol 1e-7 sits between.
@@ -29,14 +34,26 @@ ATOL_F64 = 1e-9
 RTOL_F32 = 1e-4
 ATOL_F32 = 1e-5
 
+
+def tolerance(dtype: np.dtype | type) -> tuple[float, float]:
+    """``(rtol, atol)`` a result of ``dtype`` is compared with (float32's, else float64's)."""
+    return (RTOL_F32, ATOL_F32) if np.dtype(dtype) == np.float32 else (RTOL_F64, ATOL_F64)
+
+
 Diagnosis = str | Sequence[str] | None
 
 
 class CheckFailure(Exception):
-    """A check's verdict: what the student should know, plus diagnosis codes."""
+    """A check's verdict: what the student should know, plus diagnosis codes.
 
-    def __init__(self, message: str, diagnosis: Diagnosis = None, student_error: StudentError | None = None) -> None:
+    ``reached_out``: the message tells of code that named a path of the grading machine
+    (hidden in it); by default, whether ``student_error`` did."""
+
+    def __init__(self, message: str, diagnosis: Diagnosis = None,
+                 student_error: StudentError | None = None,
+                 reached_out: bool | None = None) -> None:
         super().__init__(message)
+        self.reached_out = named_a_path(student_error) if reached_out is None else reached_out
         self.message = message
         if diagnosis is None:
             self.diagnosis: tuple[str, ...] = ()
@@ -79,7 +96,7 @@ def call(
     name: str,
     *args: Any,
     readonly: bool = False,
-    mutation_code: str = "mutates_input",
+    mutation_code: str = MUTATES_INPUT,
     on_error: Callable[[StudentError], Iterable[str]] | None = None,
     **kwargs: Any,
 ) -> Any:
@@ -95,7 +112,7 @@ def call(
     except StudentError as err:
         codes = list(on_error(err)) if on_error is not None else []
         if readonly:
-            codes += misconceptions.readonly_signatures(err.message, mutation_code)
+            codes += readonly_signatures(err.message, mutation_code)
         raise CheckFailure(err.describe(), codes, student_error=err) from None
 
 
@@ -164,9 +181,9 @@ def expect_close(
 ) -> np.ndarray:
     """Shape, finiteness, then values; on failure names the worst position, not the inputs."""
     want = np.asarray(want)
-    single = want.dtype == np.float32
-    rtol = (RTOL_F32 if single else RTOL_F64) if rtol is None else rtol
-    atol = (ATOL_F32 if single else ATOL_F64) if atol is None else atol
+    default_rtol, default_atol = tolerance(want.dtype)
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
 
     def codes() -> tuple[str, ...]:
         return tuple(diagnose(got)) if diagnose is not None else ()
@@ -229,7 +246,7 @@ def _distinct(expected: float, actual: float) -> tuple[str, str]:
 
 
 def _what_happened(err: StudentError) -> str:
-    if err.kind == "raised":
+    if err.kind is ErrorKind.RAISED:
         return f"raised {err.type_name}" + (f" ({err.message})" if err.message else "")
     return err.describe().split(" ", 1)[1] if " " in err.describe() else err.describe()
 
@@ -241,9 +258,9 @@ def _summary(value: Any) -> str:
     return f"a value of type {plain.describe_type(value)}"
 
 
-def expect_pair(got: object) -> tuple[object, object]:
-    """The ``(context, weights)`` pair an attention function returns, or a failure saying
-    what came back instead."""
+def expect_pair(got: object, first: str, second: str) -> tuple[object, object]:
+    """The pair ``(first, second)`` a function returns (a tuple or a list of two), or a
+    failure saying one was expected."""
     if type(got) not in (tuple, list) or len(got) != 2:
-        raise CheckFailure("Expected a pair (context, weights) to be returned.")
+        raise CheckFailure(f"Expected a pair ({first}, {second}) to be returned.")
     return got[0], got[1]

@@ -1,13 +1,13 @@
 """Error carried forward: a part is graded on its own logic, not on the student's earlier bugs.
 
-``scaled_dot_product_attention`` is meant to be built from the student's own
-``attention_scores``, ``stable_softmax`` and ``attention_context``, and
-``value_intervention``, ``self_attention`` and ``cross_attention`` from their own
-``scaled_dot_product_attention``. When such a function disagrees with the reference,
-the checks ask whether it does what the student's own building blocks give instead
-(in the sandbox, plain data only). If so, and a building block is what differs from the
-reference, the check passes "carried forward": the bug is charged once, in the part where
-it lives.
+A function an assignment builds from the student's own earlier functions (its *building
+blocks*) may disagree with the reference only because a block is wrong. Then the checks
+ask whether it does what the student's own blocks give instead (in the sandbox, plain data
+only; the assignment's bundle says how its functions compose and calls them, building an
+``Own``). If so, and a block is what differs from the reference, the check passes "carried
+forward": the bug is charged once, in the part where it lives. What is here is the same for
+every assignment: comparing results, fresh inputs, the verdicts and their notes, and the
+settling of every carried-forward pass once all checks ran.
 
 Carried-forward credit moves a charge; it never creates points:
 
@@ -31,25 +31,18 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from autograder.grading.assertions import CarriedForward, CheckFailure
-from autograder.grading.student import Student, StudentError
+from autograder.grading.assertions import CarriedForward, CheckFailure, tolerance
+from autograder.grading.student import StudentError
 from autograder.results.result import CARRIED_FORWARD
+from autograder.untrusted.errors import ErrorKind
 
 if TYPE_CHECKING:
     from autograder.grading.plugin import CheckResult
 
-COMPONENTS = ("attention_scores", "stable_softmax", "attention_context")
-SDPA = "scaled_dot_product_attention"
-# The functions others are built on: when one hangs or crashes, the grader answers the calls
-# other functions make to it (autograder.sandbox.client), so its bug is charged once.
-BUILDING_BLOCKS = (*COMPONENTS, SDPA)
-RTOL, ATOL = 1e-7, 1e-9  # float64: any correct formula agrees far closer (assertions.py)
-RTOL_F32, ATOL_F32 = 1e-4, 1e-5
 FRESH_NOISE = 0.5  # perturbation of a fresh input, relative to the array's RMS (1 if zero)
 
 
@@ -59,9 +52,8 @@ def same(got: Any, want: Any) -> bool:
     if type(got) is np.ndarray and type(want) is np.ndarray:
         if got.shape != want.shape or got.dtype != want.dtype or got.dtype.kind not in "biuf":
             return False
-        single = want.dtype == np.float32
-        return bool(np.allclose(got, want, equal_nan=True, rtol=RTOL_F32 if single else RTOL,
-                                atol=ATOL_F32 if single else ATOL))
+        rtol, atol = tolerance(want.dtype)  # the checks' own (assertions.py)
+        return bool(np.allclose(got, want, equal_nan=True, rtol=rtol, atol=atol))
     if type(got) in (tuple, list) and type(want) in (tuple, list):
         return len(got) == len(want) and all(same(a, b) for a, b in zip(got, want, strict=True))
     if type(got) is dict and type(want) is dict:
@@ -156,148 +148,20 @@ class Own:
     want: Any = None  # the reference's answer on the fresh inputs
 
 
-def _kwargs(mask: np.ndarray | None) -> dict:
-    return {} if mask is None else {"mask": mask}
-
-
-def _attempt(call: Callable[[], Any]) -> tuple[Any, StudentError | None]:
+def attempt(call: Callable[[], Any]) -> tuple[Any, StudentError | None]:
+    """``(result, None)`` of a call into the student's code, or ``(None, the error)``."""
     try:
         return call(), None
     except StudentError as error:
         return None, error
 
 
-def _blocks(
-    student: Student, reference: ModuleType, Q: np.ndarray, K: np.ndarray, V: np.ndarray,
-    mask: np.ndarray | None,
-) -> Own:
-    """``(context, weights)`` from the student's own three blocks on these inputs, which of
-    them are wrong (each judged on the input the student's next block received), or the
-    error one raised."""
-    steps: list[tuple[str, Callable[[], Any], Callable[[], Any]]] = []
-    values: dict[str, Any] = {}
-    steps.append(("attention_scores", lambda: student.call("attention_scores", Q, K),
-                  lambda: reference.attention_scores(Q, K)))
-    steps.append(("stable_softmax",
-                  lambda: student.call("stable_softmax", values["attention_scores"], **_kwargs(mask)),
-                  lambda: reference.stable_softmax(values["attention_scores"], **_kwargs(mask))))
-    steps.append(("attention_context",
-                  lambda: student.call("attention_context", values["stable_softmax"], V),
-                  lambda: reference.attention_context(values["stable_softmax"], V)))
-    wrong = []
-    for name, theirs, ours in steps:
-        try:
-            values[name] = theirs()
-        except StudentError as error:
-            return Own(None, tuple(wrong), error, name)
-        try:
-            expected = ours()
-        except Exception:  # noqa: BLE001 - the reference refuses the student's own input
-            expected = None
-        if expected is None or not same(values[name], expected):
-            wrong.append(name)
-    return Own((values["attention_context"], values["stable_softmax"]), tuple(wrong))
-
-
-def _reference(call: Callable[[], Any]) -> Any:
+def answer(call: Callable[[], Any]) -> Any:
+    """The reference's answer, or None where it has none (e.g. a fresh all-masked row)."""
     try:
         return call()
-    except Exception:  # noqa: BLE001 - e.g. a fresh all-masked row: no answer to compare
+    except Exception:  # noqa: BLE001 - no answer to compare
         return None
-
-
-def own_attention(
-    student: Student, reference: ModuleType, Q: np.ndarray, K: np.ndarray, V: np.ndarray,
-    mask: np.ndarray | None = None,
-) -> Own:
-    """The student's three blocks, then their ``scaled_dot_product_attention``, on fresh
-    inputs shaped like ``Q``, ``K`` and ``V`` (the same mask)."""
-    Q, K, V = fresh(Q, K, V)
-    blocks = _blocks(student, reference, Q, K, V, mask)
-    again, again_error = _attempt(lambda: student.call(SDPA, Q, K, V, **_kwargs(mask)))
-    want = _reference(lambda: reference.scaled_dot_product_attention(Q, K, V, **_kwargs(mask)))
-    return replace(blocks, again=again, again_error=again_error, want=want)
-
-
-def own_intervention(
-    student: Student, reference: ModuleType, Q: np.ndarray, K: np.ndarray, V: np.ndarray,
-    index: int, new_value: np.ndarray, mask: np.ndarray | None = None,
-) -> Own:
-    """On fresh inputs: the four arrays from the student's own
-    ``scaled_dot_product_attention``, called before and after the value row changes (as the
-    reference does it), then their ``value_intervention``."""
-    Q, K, V, new_value = fresh(Q, K, V, np.asarray(new_value))
-    after = np.array(V, copy=True)
-    try:
-        after[..., index, :] = new_value
-    except (IndexError, ValueError):  # the check's index is out of range: nothing to compose
-        return Own(None, ())
-    pairs, error = _attempt(lambda: (student.call(SDPA, Q, K, V, **_kwargs(mask)),
-                                     student.call(SDPA, Q, K, after, **_kwargs(mask))))
-    again, again_error = _attempt(lambda: student.call(
-        "value_intervention", Q, K, V, index, new_value, **_kwargs(mask)))
-    want = _reference(lambda: reference.value_intervention(Q, K, V, index, new_value, **_kwargs(mask)))
-    if error is not None:
-        # Their SDPA may only pass on the error of one of its own blocks: blame that block.
-        behind = _blocks(student, reference, Q, K, V, mask)
-        if behind.error is not None and behind.error.signature() == error.signature():
-            return replace(behind, again=again, again_error=again_error, want=want)
-        return Own(None, (SDPA,), error, SDPA, again, again_error, want)
-    before_pair, after_pair = pairs
-    if not all(type(pair) in (tuple, list) and len(pair) == 2 for pair in (before_pair, after_pair)):
-        return Own(None, (), None, "", again, again_error, want)
-    right = same(tuple(before_pair),
-                 _reference(lambda: reference.scaled_dot_product_attention(Q, K, V, **_kwargs(mask))))
-    return Own({
-        "context_before": before_pair[0], "weights_before": before_pair[1],
-        "context_after": after_pair[0], "weights_after": after_pair[1],
-    }, () if right else (SDPA,), None, "", again, again_error, want)
-
-
-def own_projected(
-    student: Student, reference: ModuleType, part: str, X_q: np.ndarray, X_kv: np.ndarray | None,
-    W_q: np.ndarray, W_k: np.ndarray, W_v: np.ndarray, mask: np.ndarray | None = None,
-) -> Own:
-    """On fresh inputs: ``(context, weights)`` from the student's own
-    ``scaled_dot_product_attention`` on the right projections ``X_q @ W_q``, ``X_kv @ W_k``
-    and ``X_kv @ W_v`` (computed here, on the trusted side), then the graded ``part``:
-    ``self_attention`` (``X_kv`` is None: the same X) or ``cross_attention``.
-
-    The blame goes where the bug lives: when their SDPA is itself only carrying a bug of
-    its own blocks forward (it gives what those blocks give, or raises their error), the
-    blocks are named, not the SDPA, which keeps its points."""
-    if X_kv is None:
-        X, W_q, W_k, W_v = fresh(X_q, W_q, W_k, W_v)
-        X_q = X_kv = X
-        arguments: tuple[np.ndarray, ...] = (X, W_q, W_k, W_v)
-    else:
-        X_q, X_kv, W_q, W_k, W_v = fresh(X_q, X_kv, W_q, W_k, W_v)
-        arguments = (X_q, X_kv, W_q, W_k, W_v)
-    Q, K, V = X_q @ W_q, X_kv @ W_k, X_kv @ W_v
-    theirs = _blocks_of_sdpa(student, reference, Q, K, V, mask)
-    again, again_error = _attempt(lambda: student.call(part, *arguments, **_kwargs(mask)))
-    want = _reference(lambda: getattr(reference, part)(*arguments, **_kwargs(mask)))
-    return replace(theirs, again=again, again_error=again_error, want=want)
-
-
-def _blocks_of_sdpa(
-    student: Student, reference: ModuleType, Q: np.ndarray, K: np.ndarray, V: np.ndarray,
-    mask: np.ndarray | None,
-) -> Own:
-    """The student's SDPA on these inputs as a building block: its value, and whether the
-    SDPA or, behind it, one of its own blocks is what is wrong."""
-    pair, error = _attempt(lambda: student.call(SDPA, Q, K, V, **_kwargs(mask)))
-    if error is not None:
-        blocks = _blocks(student, reference, Q, K, V, mask)
-        if blocks.error is not None and blocks.error.signature() == error.signature():
-            return blocks
-        return Own(None, (SDPA,), error, SDPA)
-    if same(pair, _reference(lambda: reference.scaled_dot_product_attention(Q, K, V, **_kwargs(mask)))):
-        return Own(pair, ())
-    blocks = _blocks(student, reference, Q, K, V, mask)
-    if blocks.error is None and blocks.wrong and same(pair, blocks.value):
-        return Own(pair, blocks.wrong)
-    return Own(pair, (SDPA,))
 
 
 def settle(
@@ -315,7 +179,7 @@ def settle(
                                "implemented yet.", failure.diagnosis, failure.student_error) from None
         if failure.student_error is None:  # it did not raise: a block's error is not the cause
             raise failure
-        if own.error.kind == "raised" and own.again_error is not None and (
+        if own.error.kind is ErrorKind.RAISED and own.again_error is not None and (
             own.again_error.signature() == own.error.signature()
         ):
             # A block given another block's wrong result may raise: the wrong one is the cause.

@@ -14,21 +14,25 @@ role comes from the trusted side, as nbgrader's own ``OverwriteCells`` does:
    metadata says (locked, grade, solution or none); a second cell claiming an
    id is student code too, as nbgrader's ``DeduplicateIds`` makes it.
 
-Which locked cells run (``setup``, ``hand_example``) and which are skipped
+Which locked cells run (an assignment's setup: imports, data) and which are skipped
 (visible checks, demos, helpers) is the spec's ``[cells]`` table; a test
 proves it matches the release notebook.
+
+``cell_name`` names a cell as the student finds it, for the notes on cells that raised.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from autograder.spec import SPEC, AssignmentSpec
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
+    from autograder.spec import AssignmentSpec
 
 Role = Literal["run", "skip", "student"]
 
@@ -63,8 +67,8 @@ def _text(source: object) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def locked_cells_of(notebook: dict, spec: AssignmentSpec = SPEC) -> dict[str, LockedCell]:
-    """grade_id -> LockedCell for every locked code cell of a release notebook."""
+def locked_cells_of(notebook: dict, spec: AssignmentSpec | Assignment) -> dict[str, LockedCell]:
+    """grade_id -> LockedCell for every locked code cell of ``spec``'s release notebook."""
     cells: dict[str, LockedCell] = {}
     for cell in notebook.get("cells", []):
         meta = cell.get("metadata", {}).get("nbgrader", {})
@@ -82,9 +86,10 @@ def locked_cells_of(notebook: dict, spec: AssignmentSpec = SPEC) -> dict[str, Lo
 
 
 @cache
-def release_locked_cells(path: Path | None = None) -> dict[str, LockedCell]:
-    """The release notebook's locked cells (read once per process)."""
-    path = path or SPEC.grader_release_notebook
+def release_locked_cells(assignment: Assignment, path: Path | None = None) -> dict[str, LockedCell]:
+    """The locked cells of ``assignment``'s release notebook (the bundle's copy unless
+    ``path`` names another; read once per process)."""
+    path = path or assignment.grader_release_notebook
     try:
         notebook = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
@@ -93,15 +98,15 @@ def release_locked_cells(path: Path | None = None) -> dict[str, LockedCell]:
             "from it: reinstall the grader (`pip install .` ships it), or in a checkout "
             "run `make release`"
         ) from None
-    return locked_cells_of(notebook)
+    return locked_cells_of(notebook, assignment)
 
 
 def assign_roles(
-    cells: Sequence[tuple[str, str]], locked: dict[str, LockedCell] | None = None
+    cells: Sequence[tuple[str, str]], locked: dict[str, LockedCell]
 ) -> list[CellRole]:
     """The role of each submitted code cell, given as ``(source, claimed grade_id)`` in
-    notebook order; see the module docstring."""
-    locked = release_locked_cells() if locked is None else locked
+    notebook order, against the release's ``locked`` cells (``release_locked_cells``); see
+    the module docstring."""
     by_text = _by_text(tuple(locked.values()))
     matches = [by_text.get(_normalise(source)) for source, _ in cells]
     taken = {match.grade_id for match in matches if match is not None}
@@ -120,3 +125,15 @@ def assign_roles(
 @cache
 def _by_text(cells: tuple[LockedCell, ...]) -> dict[str, LockedCell]:
     return {_normalise(cell.source): cell for cell in cells if cell.source.strip()}
+
+
+def cell_name(source: str, grade_id: str = "", function_parts: Collection[str] = ()) -> str:
+    """A code cell as a student finds it in Jupyter, which numbers no cells: the solution
+    cell of a graded function (one of ``function_parts``), or the cell by its first line."""
+    if grade_id and grade_id in function_parts:
+        return f"the solution cell of `{grade_id}`"
+    first = next((line.strip() for line in source.splitlines() if line.strip()), "")
+    first = first.replace("`", "'")
+    if not first:
+        return "an empty code cell"
+    return f"the code cell that starts `{first if len(first) <= 50 else first[:47] + '...'}`"

@@ -1,6 +1,6 @@
 """A hidden check's points: its share, by weight, of its part's points in the spec.
 
-Points have one home. The spec (``autograder/spec/h2_attention.toml``) holds each part's
+Points have one home. The spec (a bundle's ``assignment.toml``) holds each part's
 points, beside the other parts' and the total they must reach, where an instructor
 changes them. A check declares only a relative ``weight`` (``@pytest.mark.part(name,
 weight=2, requires=...)``, 1 if left out), beside the code it weighs, where a developer
@@ -10,9 +10,9 @@ that add up exactly to the part's points, equal to the weights themselves when t
 has as many points as its weights add up to (as every part has today). So a change to a
 part's points is one edit in the spec, and the checks follow it.
 
-``require_consistent_spec`` is what ``sync-solutions``, ``generate-release`` and
-``autograde`` call first: a spec that contradicts itself or the checks is refused
-before anything is written or graded, in one line (``autograder.cli``).
+``autograder.grading.runner.require_consistent_spec`` is what ``sync-solutions``,
+``generate-release`` and ``autograde`` call first: a spec that contradicts itself or the
+checks is refused before anything is written or graded, in one line (``autograder.cli``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from autograder.spec import SpecError
 
 if TYPE_CHECKING:
+    from autograder.assignments import Assignment
     from autograder.spec import AssignmentSpec
 
 DEFAULT_WEIGHT = 1
@@ -50,7 +51,7 @@ def apportion(total: int, weights: Sequence[int]) -> list[int]:
     return shares
 
 
-def check_points(checks: Sequence[WeightedCheck], spec: AssignmentSpec) -> list[int]:
+def check_points(checks: Sequence[WeightedCheck], spec: AssignmentSpec | Assignment) -> list[int]:
     """Each check's points under ``spec``, in the order given; raises ``SpecError`` (one
     line, every disagreement named) if the spec and the checks do not fit together."""
     parts = spec.function_points
@@ -74,14 +75,3 @@ def check_points(checks: Sequence[WeightedCheck], spec: AssignmentSpec) -> list[
         raise SpecError("the assignment spec does not fit the hidden checks: " + "; ".join(problems))
     return points
 
-
-def require_consistent_spec() -> None:
-    """Raise ``SpecError`` unless the packaged spec is sound and fits the hidden checks.
-
-    Loading the spec checks it against itself (sections add up to the evidence part,
-    parts to the total); collecting the checks gives each its points under it. Called
-    first by the commands that release or grade, so a bad spec stops them before they
-    write a notebook or a grade, instead of turning every submission into a grader error."""
-    from autograder.grading.runner import collect_checks
-
-    collect_checks()

@@ -1,28 +1,26 @@
-"""The pytest plugin that runs hidden checks against one submission and records verdicts.
+"""What a hidden check is and what its verdict is: collection checks, description, verdict.
 
-It provides the ``student`` and ``reference`` fixtures, registers the
-``part`` marker (graded part, ``weight`` within it, and ``requires``: the clause
-of the release notebook that states the rule the check enforces), gives each
-check its share of the part's points in the spec (``check_points``), and turns
-each check's outcome into a ``CheckResult``:
+A check is a pytest test marked ``@pytest.mark.part(name, weight=..., requires=...)``: the
+graded part (a function of the student's), its ``weight`` within the part, and the clause of
+the release notebook that states the rule it enforces. ``CheckValidator`` refuses, at
+collection, a check marked otherwise; ``describe_item`` reads a collected check;
+``verdict`` turns how a check ended into a ``CheckResult``:
 ``CheckFailure`` -> its student-facing message; a ``StudentError`` that
 escaped a check -> that error, stated plainly; anything else -> a generic
 message (the detail is kept in ``internal`` for the teaching team, never
-shown to the student).
+shown to the student). Running the checks is ``autograder.grading.runner``'s.
 """
 
 from __future__ import annotations
 
-import types
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import pytest
 
 from autograder.grading.assertions import CarriedForward, CheckFailure
-from autograder.grading.check_points import DEFAULT_WEIGHT, WeightedCheck, check_points
-from autograder.grading.student import Student, StudentError
-from autograder.spec import AssignmentSpec, SpecError
+from autograder.grading.check_points import DEFAULT_WEIGHT, WeightedCheck
+from autograder.grading.student import StudentError, reached_out
 
 Status = Literal["passed", "failed", "error"]
 GENERIC_MESSAGE = "This check could not evaluate your function's result."
@@ -49,21 +47,18 @@ class CheckResult:
     carried_from: tuple[str, ...] = ()
     instead: CheckResult | None = None
     carried_error: bool = False  # what was carried forward is an error a block raised
+    # The student's code named a path of the grading machine (hidden from ``message``): it
+    # reached outside its submission, and a person looks at the submission.
+    reached_out: bool = False
 
 
-class CheckPlugin:
-    """Passed to ``pytest.main(plugins=[...])``; collects ``results``."""
+class CheckValidator:
+    """pytest hooks that refuse a check marked otherwise than a check must be (no part, no
+    ``requires``, points of its own, a weight that is not a whole number >= 1): passed to
+    ``pytest.main(plugins=[...])`` when the checks are collected; ``problems`` says which."""
 
-    def __init__(
-        self, student: Student, reference: types.ModuleType, spec: AssignmentSpec | None = None
-    ) -> None:
-        self._student = student
-        self._reference = reference
-        self._spec = spec
-        self.results: list[CheckResult] = []
+    def __init__(self) -> None:
         self.problems: list[str] = []
-        self.points: dict[str, int] = {}  # nodeid -> the check's points under the spec
-        self.spec_error: SpecError | None = None
 
     def pytest_configure(self, config: pytest.Config) -> None:
         config.addinivalue_line(
@@ -73,29 +68,11 @@ class CheckPlugin:
             "notebook that states the rule it enforces",
         )
 
-    @pytest.fixture
-    def student(self) -> Student:
-        """The submission, reachable only by function name with plain data."""
-        return self._student
-
-    @pytest.fixture
-    def reference(self) -> types.ModuleType:
-        """The reference solution module (``solutions``)."""
-        return self._reference
-
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
             self.problems.append(f"collection failed: {report.nodeid}: {report.longreprtext[-2000:]}")
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        # Building blocks are checked before the functions built on them, so a block that
-        # hangs or crashes does so first in its own checks, where it is charged; the calls
-        # other functions make to it are then answered for it (autograder.sandbox.client).
-        from autograder.spec import SPEC
-
-        spec = SPEC if self._spec is None else self._spec
-        order = {part: index for index, part in enumerate(spec.function_parts)}
-        items.sort(key=lambda item: order.get(describe_item(item)["part"], len(order)))
         for item in items:
             marker = item.get_closest_marker("part")
             if marker is None or not marker.args:
@@ -112,31 +89,6 @@ class CheckPlugin:
                     f"{item.nodeid}: missing requires=... in @pytest.mark.part: the clause of the "
                     "release notebook that states the rule this check enforces"
                 )
-        if self.problems:
-            return
-        described = [describe_item(item) for item in items]
-        try:
-            points = check_points([weighted(common) for common in described], spec)
-        except SpecError as error:
-            self.spec_error = error
-            return
-        self.points = {item.nodeid: share for item, share in zip(items, points, strict=True)}
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
-        from autograder.grading.carried_forward import stood_in
-        from autograder.grading.runner import stand_ins
-
-        if call.when == "setup":
-            stand_ins(self._student)  # those of earlier checks are theirs
-        report = yield
-        if call.when == "call" or (call.when == "setup" and report.failed):
-            self.results.append(stood_in(self._verdict(item, call), stand_ins(self._student)))
-        return report
-
-    def _verdict(self, item: pytest.Item, call: pytest.CallInfo[Any]) -> CheckResult:
-        common = {**describe_item(item), "max_points": self.points.get(item.nodeid, 0)}
-        return verdict(common, call.excinfo.value if call.excinfo else None)
 
 
 def describe_item(item: pytest.Item) -> dict[str, Any]:
@@ -173,7 +125,6 @@ def _requires(marker: pytest.Mark) -> str:
     return requires.strip() if isinstance(requires, str) else ""
 
 
-
 def verdict(common: dict[str, Any], exc: BaseException | None) -> CheckResult:
     """A check's result from how it ended: no exception, a ``CheckFailure``, a
     ``StudentError`` that escaped, or anything else (a generic message)."""
@@ -190,10 +141,12 @@ def verdict(common: dict[str, Any], exc: BaseException | None) -> CheckResult:
         return CheckResult(
             **common, points=0, status="failed", message=exc.message,
             diagnoses=exc.diagnosis, student_error=error,
+            reached_out=exc.reached_out,
         )
     if isinstance(exc, StudentError):
         return CheckResult(
-            **common, points=0, status="error", message=exc.describe(), student_error=exc.signature()
+            **common, points=0, status="error", message=exc.describe(),
+            student_error=exc.signature(), reached_out=reached_out(exc),
         )
     detail = f"{type(exc).__name__}: {exc}"[:2000]
     return CheckResult(**common, points=0, status="error", message=GENERIC_MESSAGE, internal=detail)

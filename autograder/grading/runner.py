@@ -1,9 +1,11 @@
-"""Run the hidden checks in-process with pytest, for one submission.
+"""Run an assignment's hidden checks in-process, for one submission.
 
-Torch and the reference are imported once by the trusted process; each run
-re-uses the imported check modules, so a run costs pytest's bookkeeping plus
-the student's calls. Results come back in a fixed order (notebook part
-order, then collection order), so grading twice gives identical results.
+The checks are pytest tests: pytest collects them once per process (its own collection,
+markers checked), and each submission then calls them directly with the two fixtures
+they take (``student`` and ``reference``), about 20x less overhead than a pytest session
+per submission. The reference and the checks' libraries are imported once by the trusted
+process. Results come back in a fixed order (the assignment's part order, then collection
+order), so grading twice gives identical results.
 """
 
 from __future__ import annotations
@@ -12,18 +14,22 @@ import contextlib
 import io
 import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from autograder.grading.carried_forward import stood_in
 from autograder.grading.check_points import check_points
-from autograder.grading.plugin import CheckPlugin, CheckResult, describe_item, verdict, weighted
+from autograder.grading.plugin import CheckResult, CheckValidator, describe_item, verdict, weighted
 from autograder.grading.student import Student
-from autograder.spec import SPEC, AssignmentSpec
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
+    from autograder.spec import AssignmentSpec
 
 PYTEST_ARGS = (
     "-q",
@@ -78,89 +84,84 @@ class _CollectPlugin:
         self.items = list(session.items)
 
 
+def pytest_args(checks_dir: Path) -> list[str]:
+    """How pytest is run on a folder of checks: its own ``pytest.ini`` and rootdir, none of
+    the project's configuration, no plugin that would shape a grading run."""
+    return [str(checks_dir), "-c", str(checks_dir / "pytest.ini"), "--rootdir", str(checks_dir),
+            *PYTEST_ARGS]
+
+
 @cache
-def collect_checks() -> tuple[CollectedCheck, ...]:
-    """Collect the checks once per process (pytest's own collection, markers checked), with
-    their points under the packaged spec (``SpecError`` if it does not fit them)."""
+def collect_checks(assignment: Assignment) -> tuple[CollectedCheck, ...]:
+    """``assignment``'s checks, collected once per process, in its part order, each with its
+    points under its spec (``SpecError`` if the spec does not fit them)."""
+    return with_points(in_part_order(_collected(assignment.checks_dir),
+                                     assignment.function_parts), assignment)
+
+
+@cache
+def _collected(checks_dir: Path) -> tuple[CollectedCheck, ...]:
+    """pytest's collection of a folder of checks (once per folder and process)."""
     plugin = _CollectPlugin()
-    validator = CheckPlugin(None, None)  # type: ignore[arg-type]  (only its collection hooks run)
-    checks_dir = SPEC.checks_dir
-    args = [str(checks_dir), "-c", str(checks_dir / "pytest.ini"), "--rootdir", str(checks_dir),
-            *PYTEST_ARGS, "--collect-only"]
+    validator = CheckValidator()
     sink = io.StringIO()
-    with _no_plugin_autoload(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-        exit_code = pytest.main(args, plugins=[plugin, _CollectionValidator(validator)])
+    with no_plugin_autoload(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        exit_code = pytest.main([*pytest_args(checks_dir), "--collect-only"],
+                                plugins=[plugin, validator])
     if validator.problems or exit_code != pytest.ExitCode.OK or not plugin.items:
         raise GradingError(f"hidden checks did not collect (exit {exit_code}): {validator.problems}\n"
                            f"{sink.getvalue()[-3000:]}")
     if any(set(item.fixturenames) - FIXTURES for item in plugin.items):
         raise GradingError("a check uses a fixture other than `student` and `reference`")
-    return with_points(tuple(CollectedCheck(describe_item(item), item.function) for item in plugin.items), SPEC)
+    return tuple(CollectedCheck(describe_item(item), item.function) for item in plugin.items)
 
 
-def with_points(checks: tuple[CollectedCheck, ...], spec: AssignmentSpec) -> tuple[CollectedCheck, ...]:
+def require_consistent_spec(assignment: Assignment) -> None:
+    """Raise ``SpecError`` unless ``assignment``'s spec is sound and fits its hidden checks.
+
+    Loading the spec checks it against itself (sections add up to the evidence part,
+    parts to the total); collecting the checks gives each its points under it
+    (``check_points``). Called first by the commands that release or grade, so a bad spec
+    stops them before they write a notebook or a grade, instead of turning every
+    submission into a grader error."""
+    collect_checks(assignment)
+
+
+def in_part_order(checks: Sequence[CollectedCheck], parts: Sequence[str]) -> tuple[CollectedCheck, ...]:
+    """``checks`` in the order of ``parts`` (collection order within a part). Building
+    blocks come before the functions built on them, so a block that hangs or crashes does so
+    first in its own checks, where it is charged; the calls other functions make to it are
+    then answered for it (``autograder.sandbox.client``)."""
+    order = {part: index for index, part in enumerate(parts)}
+    return tuple(sorted(checks, key=lambda check: order.get(check.common["part"], len(order))))
+
+
+def with_points(checks: Sequence[CollectedCheck], spec: AssignmentSpec | Assignment) -> tuple[CollectedCheck, ...]:
     """``checks`` with their points under ``spec``: each check's share of its part's points."""
     points = check_points([weighted(check.common) for check in checks], spec)
     return tuple(CollectedCheck({**check.common, "max_points": share}, check.function)
                  for check, share in zip(checks, points, strict=True))
 
 
-class _CollectionValidator:
-    """Reuses CheckPlugin's collection checks (every check has a part, points and requires)."""
-
-    def __init__(self, plugin: CheckPlugin) -> None:
-        self.pytest_configure = plugin.pytest_configure
-        self.pytest_collectreport = plugin.pytest_collectreport
-        self.pytest_collection_modifyitems = plugin.pytest_collection_modifyitems
-
-
-def run_checks(
-    student: Student, *, select: str | None = None, via_pytest: bool = False,
-    spec: AssignmentSpec | None = None,
-) -> list[CheckResult]:
-    """Every hidden check's verdict on ``student``, worth its share of its part's points
-    in ``spec`` (the packaged spec by default; another one to try a change of points).
-
-    The checks are pytest tests, collected once per process; each submission
-    then calls them directly with the two fixtures they take (about 20x less
-    overhead than a pytest session per submission). ``via_pytest`` (or a ``-k``
-    expression in ``select``) runs a full pytest session instead; a test proves
-    both give identical results.
-    """
-    import solutions  # the reference; imported here so importing this module stays cheap
-
-    spec = SPEC if spec is None else spec
-    if not via_pytest and not select:
-        checks = collect_checks() if spec is SPEC else with_points(collect_checks(), spec)
-        results = []
-        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-            warnings.simplefilter("ignore")
-            for check in checks:
-                stand_ins(student)  # those of earlier checks are theirs
-                try:
-                    check.function(student=student, reference=solutions)
-                except (KeyboardInterrupt, SystemExit):
-                    raise
-                except BaseException as exc:  # noqa: BLE001 - every failure is a verdict
-                    result = verdict(dict(check.common), exc)
-                else:
-                    result = verdict(dict(check.common), None)
-                results.append(stood_in(result, stand_ins(student)))
-        return _in_part_order(results, spec)
-
-    plugin = CheckPlugin(student, solutions, spec)
-    checks_dir = SPEC.checks_dir
-    args = [str(checks_dir), "-c", str(checks_dir / "pytest.ini"), "--rootdir", str(checks_dir), *PYTEST_ARGS]
-    if select:
-        args += ["-k", select]
-    sink = io.StringIO()
-    with _no_plugin_autoload(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-        exit_code = pytest.main(args, plugins=[plugin])
-    if plugin.spec_error is not None:
-        raise plugin.spec_error
-    if plugin.problems or exit_code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-        raise GradingError(f"hidden checks did not run cleanly (exit {exit_code}): {plugin.problems}\n{sink.getvalue()[-3000:]}")
-    return _in_part_order(plugin.results, spec)
+def run_checks(student: Student, assignment: Assignment) -> list[CheckResult]:
+    """Every hidden check of ``assignment``'s verdict on ``student``, worth its share of its
+    part's points in the assignment's spec."""
+    reference = assignment.reference
+    results = []
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+        warnings.simplefilter("ignore")
+        for check in collect_checks(assignment):
+            stand_ins(student)  # those of earlier checks are theirs
+            try:
+                check.function(student=student, reference=reference)
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # noqa: BLE001 - every failure is a verdict
+                result = verdict(dict(check.common), exc)
+            else:
+                result = verdict(dict(check.common), None)
+            results.append(stood_in(result, stand_ins(student)))
+    return settled(results, assignment.function_parts)
 
 
 def stand_ins(student: Student) -> tuple[str, ...]:
@@ -169,16 +170,16 @@ def stand_ins(student: Student) -> tuple[str, ...]:
     return take() if callable(take) else ()
 
 
-def _in_part_order(results: list[CheckResult], spec: AssignmentSpec) -> list[CheckResult]:
-    """In the spec's part order, carried-forward passes kept only where a block lost points."""
+def settled(results: list[CheckResult], parts: Sequence[str]) -> list[CheckResult]:
+    """In the order of ``parts``, carried-forward passes kept only where a block lost points."""
     from autograder.grading.carried_forward import transfer
 
-    order = {part: index for index, part in enumerate(spec.function_parts)}
-    return sorted(transfer(results, spec.function_parts), key=lambda r: order.get(r.part, len(order)))
+    order = {part: index for index, part in enumerate(parts)}
+    return sorted(transfer(results, parts), key=lambda r: order.get(r.part, len(order)))
 
 
 @contextlib.contextmanager
-def _no_plugin_autoload() -> object:
+def no_plugin_autoload() -> Iterator[None]:
     """Third-party pytest plugins (xdist, randomly...) must not shape a grading run."""
     previous = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"

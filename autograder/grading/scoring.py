@@ -11,15 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from autograder.grading import misconceptions
+from autograder.grading import diagnoses
 from autograder.grading.plugin import CheckResult
-from autograder.spec import SPEC
+from autograder.grading.student import StudentError
+from autograder.untrusted.errors import ErrorKind
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
 
 
 @dataclass(frozen=True)
 class PartScore:
-    """Points and feedback for one graded part."""
+    """Points and feedback for one graded part (``explanations``: the student-facing text
+    of its ``diagnoses``)."""
 
     part: str
     points: float
@@ -28,16 +34,14 @@ class PartScore:
     diagnoses: tuple[str, ...] = ()
     checks: tuple[CheckResult, ...] = ()
     needs_review: bool = False
-
-    def explanations(self) -> tuple[str, ...]:
-        """Student-facing text of this part's diagnoses."""
-        return tuple(misconceptions.explain(code) for code in self.diagnoses if code in misconceptions.MISCONCEPTIONS)
+    explanations: tuple[str, ...] = ()
 
 
-def score_parts(results: Iterable[CheckResult], part_points: Mapping[str, int] | None = None) -> dict[str, PartScore]:
-    """Points per part (in ``part_points`` order, the spec's function parts by default);
-    raises if checks and parts disagree."""
-    part_points = SPEC.function_points if part_points is None else part_points
+def score_parts(results: Iterable[CheckResult], assignment: Assignment) -> dict[str, PartScore]:
+    """Points per function part of ``assignment`` (in its order); raises if its checks and
+    its parts disagree."""
+    part_points = assignment.function_points
+    table = diagnoses.known(assignment)
     by_part: dict[str, list[CheckResult]] = {part: [] for part in part_points}
     for result in results:
         if result.part not in by_part:
@@ -48,20 +52,22 @@ def score_parts(results: Iterable[CheckResult], part_points: Mapping[str, int] |
         available = sum(c.max_points for c in checks)
         if available != part_points[part]:
             raise ValueError(f"checks of {part} are worth {available} points, the spec says {part_points[part]}")
+        codes = diagnoses.in_order((code for c in checks for code in c.diagnoses), table)
         scores[part] = PartScore(
             part=part,
             points=sum(c.points for c in checks),
             max_points=available,
             messages=_messages(checks),
-            diagnoses=_diagnoses(checks),
+            diagnoses=codes,
             checks=tuple(checks),
+            explanations=diagnoses.explanations(codes, table),
         )
     return scores
 
 
 def _messages(checks: list[CheckResult]) -> tuple[str, ...]:
     failed = [c for c in checks if c.status != "passed"]
-    carried = sorted({c.message for c in checks if c.status == "passed" and c.message})
+    carried = sorted({c.message for c in checks if c.status == "passed" and c.carried_from})
     if not failed:
         return tuple(carried)
     errors = {c.student_error for c in failed}
@@ -78,19 +84,12 @@ def _messages(checks: list[CheckResult]) -> tuple[str, ...]:
 
 
 def _error_text(check: CheckResult) -> str:
+    """The error every check of a part met, told of the part's function: a missing function
+    or what it raised (any other error, a hang or a crash, as its checks told it)."""
     kind, type_name, message = check.student_error or ("", "", "")
-    function = f"`{check.part}`"
-    if kind == "missing":
-        return f"{function} was not found: define it (with this exact name) in its solution cell"
-    if kind == "raised":
-        return f"{function} raised {type_name}" + (f": {message}" if message else "")
-    return check.message
-
-
-def _diagnoses(checks: list[CheckResult]) -> tuple[str, ...]:
-    order = list(misconceptions.MISCONCEPTIONS)
-    found = {code for c in checks for code in c.diagnoses}
-    return tuple(sorted(found, key=lambda code: (order.index(code) if code in order else len(order), code)))
+    if kind not in (ErrorKind.MISSING, ErrorKind.RAISED):
+        return check.message
+    return StudentError(kind, type_name, message, function=check.part).describe()
 
 
 def total(scores: Mapping[str, PartScore]) -> tuple[float, float]:

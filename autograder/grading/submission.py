@@ -11,11 +11,13 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from autograder.grading.cells import assign_roles
-from autograder.spec import SPEC
+from autograder.grading.cells import LockedCell, assign_roles, release_locked_cells
 
-NOTEBOOK_NAME = SPEC.notebook
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
+
 MAX_NOTEBOOK_BYTES = 50 * 2**20
 MAX_HASHED_BYTES = 200 * 2**20
 
@@ -70,18 +72,18 @@ def content_hash(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def _find_notebook(folder: Path, submission: Submission) -> Path | None:
-    """The notebook to grade: the assignment's by name, else the only other one. Copies
-    beside it (``h2_attention-Copy1.ipynb``) may hold the real work, so they are named and
-    a person checks; with several copies and no original there is no telling which to grade."""
-    expected = folder / NOTEBOOK_NAME
+def _find_notebook(folder: Path, submission: Submission, name: str) -> Path | None:
+    """The notebook to grade: the assignment's (``name``), else the only other one. Copies
+    beside it (``<name>-Copy1.ipynb``) may hold the real work, so they are named and a
+    person checks; with several copies and no original there is no telling which to grade."""
+    expected = folder / name
     # Hidden files (macOS's ``._name.ipynb`` in a zip) are never a student's notebook.
     others = sorted(p for p in folder.glob("*.ipynb") if p.is_file() and not p.is_symlink()
-                    and p.name != NOTEBOOK_NAME and not p.name.startswith("."))
+                    and p.name != name and not p.name.startswith("."))
     names = ", ".join(repr(p.name) for p in others)
     if expected.is_file() and not expected.is_symlink():
         if others:
-            note = (f"{NOTEBOOK_NAME!r} was graded; {names} "
+            note = (f"{name!r} was graded; {names} "
                     f"{'was' if len(others) == 1 else 'were'} submitted beside it and not graded "
                     "(only the assignment's notebook is); a person will check which one holds "
                     "your work")
@@ -90,21 +92,21 @@ def _find_notebook(folder: Path, submission: Submission) -> Path | None:
         return expected
     if len(others) == 1:
         submission.notes.append(
-            f"the notebook was named {others[0].name!r} instead of {NOTEBOOK_NAME!r}; it was graded anyway"
+            f"the notebook was named {others[0].name!r} instead of {name!r}; it was graded anyway"
         )
         return others[0]
     if others:
         submission.fatal = (
-            f"{NOTEBOOK_NAME} was not found and several other notebooks were: {names}; none "
+            f"{name} was not found and several other notebooks were: {names}; none "
             "was graded and a person will check them; submit the assignment's notebook under "
             "its original name"
         )
     else:
-        submission.fatal = f"no notebook was submitted (expected {NOTEBOOK_NAME})"
+        submission.fatal = f"no notebook was submitted (expected {name})"
     return None
 
 
-def _read_cells(path: Path, submission: Submission) -> list[Cell] | None:
+def _read_cells(path: Path, submission: Submission, locked: dict[str, LockedCell]) -> list[Cell] | None:
     if path.stat().st_size > MAX_NOTEBOOK_BYTES:
         submission.fatal = f"{path.name} is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB; clear the outputs and resubmit"
         return None
@@ -141,7 +143,7 @@ def _read_cells(path: Path, submission: Submission) -> list[Cell] | None:
         found.append((index, source, _claimed_id(raw)))
     # Roles come from the release, never from the student's metadata (which only names a
     # cell); skipping the visible checks, demos and helpers is what makes grading fast.
-    roles = assign_roles([(source, claimed) for _, source, claimed in found])
+    roles = assign_roles([(source, claimed) for _, source, claimed in found], locked)
     return [
         Cell(index, role.grade_id, role.source)
         for (index, _, _), role in zip(found, roles, strict=True)
@@ -155,8 +157,9 @@ def _claimed_id(raw: dict) -> str:
     return str(nbgrader.get("grade_id", ""))[:200] if isinstance(nbgrader, dict) else ""
 
 
-def load_submission(folder: Path, student: str) -> Submission:
-    """Inspect ``folder``; never raises for anything a student can do to it."""
+def load_submission(folder: Path, student: str, *, assignment: Assignment) -> Submission:
+    """Inspect ``folder`` as a submission of ``assignment``; never raises for anything a
+    student can do to it."""
     submission = Submission(student=student, folder=folder)
     if folder.is_symlink() or folder.parent.is_symlink():
         submission.fatal = "the submission folder is a symbolic link; submit the files themselves"
@@ -165,17 +168,18 @@ def load_submission(folder: Path, student: str) -> Submission:
         submission.fatal = "no submission folder"
         return submission
     submission.content_hash = content_hash(folder)
-    evidence = folder / SPEC.evidence_file
-    submission.evidence = evidence if evidence.exists() or evidence.is_symlink() else None
-    submission.notebook = _find_notebook(folder, submission)
+    if assignment.evidence_file:
+        evidence = folder / assignment.evidence_file
+        submission.evidence = evidence if evidence.exists() or evidence.is_symlink() else None
+    submission.notebook = _find_notebook(folder, submission, assignment.notebook)
     if submission.notebook is None:
         return submission
-    cells = _read_cells(submission.notebook, submission)
+    cells = _read_cells(submission.notebook, submission, release_locked_cells(assignment))
     if cells is None:
         return submission
     submission.cells = cells
     present = {cell.grade_id for cell in cells}
-    missing = [name for name in SPEC.function_parts if name not in present]
+    missing = [name for name in assignment.function_parts if name not in present]
     if missing:
         submission.notes.append(
             "these solution cells were deleted or renamed: "

@@ -13,13 +13,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from autograder.batch.course import Course
 from autograder.report import evidence_copies, figures_csv, plots, similarity, statistics
 from autograder.report.evidence_copies import CopiedEvidence
 from autograder.report.loading import GradedCourse, load_course
 from autograder.report.render import render_html
 from autograder.results.result import SubmissionResult, write_atomically
-from autograder.spec import SPEC
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
 
 REPORT_DIR = "report"
 REPORT_HTML = "report.html"
@@ -86,28 +90,33 @@ class Report:
     late_unknown: list[statistics.Timing]
     similarity: Similarity
     results: list[SubmissionResult] = field(default_factory=list)
+    parts: list[str] = field(default_factory=list)  # the assignment's, in its order
+    has_evidence: bool = False  # the assignment has an evidence file
+    compares_inputs: bool = False  # ... with per-student inputs: copied files are looked for
     thresholds: dict[str, float] = field(default_factory=dict)
 
 
-def release_notebook(root: Path, assignment: str) -> Path | None:
+def release_notebook(root: Path, assignment: Assignment) -> Path | None:
     """The release students started from: the course root's, else the repository's (else
-    the copy an installed grader carries, when no checkout is there)."""
-    packaged = [SPEC.grader_release_notebook] if assignment == SPEC.name else []
-    for candidate in (root / "release" / assignment / SPEC.notebook,
-                      SPEC.release_dir.parent / assignment / SPEC.notebook, *packaged):
+    the copy the assignment's bundle carries, when no checkout is there)."""
+    for candidate in (Course(root, assignment.name).release_dir / assignment.notebook,
+                      assignment.release_notebook, assignment.grader_release_notebook):
         if candidate.is_file():
             return candidate
     return None
 
 
-def compare_submissions(graded: GradedCourse, cohort: str | None) -> Similarity:
-    """Similar pairs of own code, with their shared passages, and copied evidence files."""
+def compare_submissions(graded: GradedCourse, assignment: Assignment,
+                        cohort: str | None) -> Similarity:
+    """Similar pairs of own code, with their shared passages, and (for an assignment with an
+    evidence file) the evidence files that hold another student's inputs."""
     course = graded.course
-    release = release_notebook(course.root, course.assignment)
+    release = release_notebook(course.root, assignment)
     starter = similarity.Starter.from_notebook(release)
     codes, unreadable = [], []
     for student in course.students():
-        code = similarity.own_code(student, course.submitted(student) / SPEC.notebook, starter)
+        code = similarity.own_code(student, course.submitted(student) / assignment.notebook,
+                                   starter)
         if code is None:
             unreadable.append(student)
         else:
@@ -124,14 +133,16 @@ def compare_submissions(graded: GradedCourse, cohort: str | None) -> Similarity:
                        similarity.excerpt(right, block.right))
             for block in pair.blocks
         ]))
-    folders = {student: course.submitted(student) for student in course.students()}
-    copies = evidence_copies.find_copies(folders, SPEC.evidence_file, cohort)
+    copies: list[CopiedEvidence] = []
+    if evidence_copies.compares_inputs(assignment):
+        folders = {student: course.submitted(student) for student in course.students()}
+        copies = evidence_copies.find_copies(folders, assignment, cohort)
     if release is None:
         where = "none found: nothing was subtracted"
     elif release.is_relative_to(course.root):
-        where = f"the course root's release/{course.assignment}/{SPEC.notebook}"
+        where = f"the course root's release/{course.assignment}/{assignment.notebook}"
     else:
-        where = f"the repository's release/{course.assignment}/{SPEC.notebook}"
+        where = f"the repository's release/{course.assignment}/{assignment.notebook}"
     result = Similarity(len(codes), unreadable, pairs, shown, copies, where)
     if pairs:
         result.plot = plots.similarity_histogram([p.score for p in pairs],
@@ -147,21 +158,22 @@ def common_cohort(results: list[SubmissionResult]) -> str | None:
     return cohorts.pop() or None
 
 
-def build_report(graded: GradedCourse, cohort: str | None = None) -> Report:
-    """Every figure of the report, computed once (the page and the CSVs share them).
-    Without ``cohort``, the cohort the results were graded for, if they name one."""
+def build_report(graded: GradedCourse, assignment: Assignment,
+                 cohort: str | None = None) -> Report:
+    """Every figure of the report of ``assignment``, computed once (the page and the CSVs
+    share them). Without ``cohort``, the cohort the results were graded for, if they name one."""
     results = graded.results
     cohort = cohort or common_cohort(results)
     counted = statistics.counted(results)
     totals = [r.score for r in counted]
-    max_score = max((r.max_score for r in results), default=float(SPEC.total_points))
-    items = statistics.item_analysis(results)
-    found = statistics.misconception_counts(results)
+    max_score = max((r.max_score for r in results), default=float(assignment.total_points))
+    items = statistics.item_analysis(results, assignment)
+    found = statistics.misconception_counts(results, assignment)
     timing = statistics.timings(results)
     figures = {}
     if totals:
-        figures["scores"] = plots.score_histogram(totals, max_score or SPEC.total_points)
-        figures["parts"] = plots.part_distribution(statistics.part_shares(results))
+        figures["scores"] = plots.score_histogram(totals, max_score or assignment.total_points)
+        figures["parts"] = plots.part_distribution(statistics.part_shares(results, assignment))
     if found:
         figures["misconceptions"] = plots.misconception_bars(
             {m.code: len(m.students) for m in found})
@@ -195,13 +207,16 @@ def build_report(graded: GradedCourse, cohort: str | None = None) -> Report:
         items=items,
         flag_counts=flag_counts,
         misconceptions=found,
-        held_back=statistics.held_back_students(results),
+        held_back=statistics.held_back_students(results, assignment),
         review=statistics.review_lists(results, graded.without_results),
         timing=timing,
         late=[t for t in timing if t.late == "yes"],
         late_unknown=[t for t in timing if t.late == "unknown"],
-        similarity=compare_submissions(graded, cohort),
+        similarity=compare_submissions(graded, assignment, cohort),
         results=results,
+        parts=list(assignment.part_points),
+        has_evidence=assignment.evidence is not None,
+        compares_inputs=evidence_copies.compares_inputs(assignment),
         thresholds={"coverage": similarity.THRESHOLD, "min_tokens": similarity.MIN_TOKENS,
                     "k": similarity.K, "window": similarity.WINDOW,
                     "negative_below": statistics.NEGATIVE_BELOW},
@@ -214,18 +229,19 @@ def save_report(report: Report, out_dir: Path) -> ReportFiles:
     html = out_dir / REPORT_HTML
     write_atomically(html, render_html(report))
     written = figures_csv.write_all(
-        out_dir, results=report.results, items=report.items,
+        out_dir, results=report.results, parts=report.parts, items=report.items,
         misconceptions=report.misconceptions, review=report.review, timing=report.timing,
-        pairs=report.similarity.pairs, copies=report.similarity.copies)
+        pairs=report.similarity.pairs,
+        copies=report.similarity.copies if report.compares_inputs else None)
     return ReportFiles(html, written)
 
 
-def write_report(root: Path, assignment: str = SPEC.name, *, cohort: str | None = None,
+def write_report(root: Path, assignment: Assignment, *, cohort: str | None = None,
                  out_dir: Path | None = None) -> ReportFiles:
     """Write ``report.html`` (self-contained: plots inline, no script, no network) and the
     figures as CSV into ``out_dir`` (default ``root/report``); ``ReportError`` when nothing
     was graded in ``root``. ``cohort`` names the cohort the evidence inputs were drawn for
     (None: the cohort each evidence file names, as the grader does without one)."""
     root = Path(root)
-    report = build_report(load_course(root, assignment), cohort)
+    report = build_report(load_course(root, assignment.name), assignment, cohort)
     return save_report(report, Path(out_dir) if out_dir is not None else root / REPORT_DIR)

@@ -1,6 +1,8 @@
 """Write the instructor's report of a graded course root (after `autograde`).
 
-One self-contained page, report/report.html (plots inline, no script, no network:
+ASSIGNMENT is the bundle graded (`python -m autograder assignments` lists them;
+--assignments DIR adds a folder of your own); without it, the one assignment the course
+root holds. One self-contained page, report/report.html (plots inline, no script, no network:
 it opens from disk), and the same figures as CSV beside it:
   score histogram and per-part distribution   scores.csv
   item analysis of every hidden check         items.csv
@@ -8,13 +10,15 @@ it opens from disk), and the same figures as CSV beside it:
   needs-review, ungradable, grader errors     review.csv
   late submissions and submission times       submission_times.csv
   similar pairs of own code, copied evidence  similarity.csv, evidence_copies.csv
+                                              (an assignment with per-student evidence inputs)
 
 It reads results.json, grades.csv and (for similarity) the submitted notebooks
 and evidence files as data; it runs no student code and changes no grade.
 
 examples:
   python -m autograder report --root ~/courses/dl-2026-fall-a
-  python -m autograder report h2_attention --root course/demo --out /tmp/report
+  python -m autograder report --root course/demo --out /tmp/report
+  python -m autograder report hw3 --assignments ~/course/bundles --root ~/courses/dl
   python -m autograder cohort report fall-a      (the same for a cohort of cohorts.toml)
 """
 
@@ -23,19 +27,49 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from autograder.assignments.arguments import add_assignment_arguments, assignment_from
 from autograder.batch.command import one_line_errors
 from autograder.results.wording import plural
-from autograder.spec import SPEC
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
+
+ROOTS_ONE = "the course root's one assignment"
+
+
+def add_root_assignment_arguments(parser: argparse.ArgumentParser, *,
+                                  positional: bool = True) -> None:
+    """``ASSIGNMENT`` (or ``--assignment``) and ``--assignments DIR``, the assignment being
+    optional: ``assignment_in_root`` then takes the course root's one."""
+    add_assignment_arguments(parser, positional=positional, default=ROOTS_ONE)
+
+
+def assignment_in_root(args: argparse.Namespace, root: Path) -> Assignment:
+    """The assignment ``args`` name; without one, the one assignment the course root holds
+    (``autograder.batch.course.assignments_in``, as ``autograde`` infers it). None or
+    several is one line naming them (a ``SpecError``), as an unknown name is."""
+    from autograder.batch.course import assignments_in
+    from autograder.spec import SpecError
+
+    if getattr(args, "assignment", None) in (None, "", ROOTS_ONE):
+        if not root.is_dir():
+            raise SpecError(f"course root {root} is not a folder: pass --root <the folder "
+                            "that holds submitted/ and autograded/>")
+        found = assignments_in(root)
+        if len(found) != 1:
+            held = f"holds {', '.join(found)}" if found else "holds no assignment"
+            raise SpecError(f"name the assignment: the course root {root} {held} "
+                            "(`python -m autograder assignments` lists those there are)")
+        args.assignment = found[0]
+    return assignment_from(args)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     one_line_errors(parser)
-    parser.add_argument(
-        "assignment", nargs="?", default=SPEC.name, choices=[SPEC.name],
-        help="assignment name (default: %(default)s; the one this grader knows)"
-    )
+    add_root_assignment_arguments(parser)
     parser.add_argument("--root", type=Path, default=Path.cwd(),
                         help="graded nbgrader course root (default: the current directory)")
     parser.add_argument("--cohort", help="cohort the evidence inputs were derived from, as "
@@ -44,30 +78,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="folder for report.html and the CSVs (default: ROOT/report)")
 
 
-def report_lines(root: Path, assignment: str, cohort: str | None, out: Path | None) -> list[str]:
-    """Write the report; the lines to print (``ReportError`` when nothing was graded)."""
+def report_lines(root: Path, assignment: Assignment, cohort: str | None,
+                 out: Path | None) -> list[str]:
+    """Write the report of ``assignment`` in ``root``; the lines to print (``ReportError``
+    when nothing was graded)."""
     from autograder.report.build import REPORT_DIR, build_report, save_report
     from autograder.report.loading import load_course
 
-    report = build_report(load_course(root, assignment), cohort)
+    report = build_report(load_course(root, assignment.name), assignment, cohort)
     files = save_report(report, out if out is not None else root / REPORT_DIR)
     found = report.similarity
+    copies = (f" and {plural(len(found.copies), 'evidence file')} with another student's "
+              "inputs" if report.compares_inputs else "")
     return [
         f"report: {files.html}",
         f"figures: {plural(len(files.csv), 'CSV file')} in {files.html.parent}",
         f"{plural(report.counts['students'], 'student')}: {report.counts['needs_review']} to "
         f"review, {report.counts['late']} late, {plural(len(report.misconceptions), 'misconception')} "
-        f"diagnosed; {plural(len(found.flagged), 'similar pair')} and "
-        f"{plural(len(found.copies), 'evidence file')} with another student's inputs flagged "
-        "for a person (no grade changed)",
+        f"diagnosed; {plural(len(found.flagged), 'similar pair')}{copies} flagged for a person "
+        "(no grade changed)",
     ]
 
 
 def run(args: argparse.Namespace) -> int:
     from autograder.report.loading import ReportError
 
+    root = args.root.resolve()
     try:
-        lines = report_lines(args.root.resolve(), args.assignment, args.cohort, args.out)
+        lines = report_lines(root, assignment_in_root(args, root), args.cohort, args.out)
     except ReportError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -1,25 +1,35 @@
 """Evidence files that carry another student's inputs: whose file was copied.
 
-Each student's masked case and intervention are drawn from a seed of cohort and
-student id (``solutions.evidence.evidence_inputs``), so the inputs in a file name
-their owner. The grader only knows the file is not the submitter's (its
-``inputs_other_student`` finding costs the points); here, with the whole cohort
-at hand, the report names the student whose inputs the file holds, for a person
-to look at. Files are read with the grader's safe loader, as data.
+An assignment whose evidence inputs are drawn per student (from a seed of cohort and
+student id) has files whose inputs name their owner. The grader only knows a file is not
+the submitter's (that costs its points); here, with the whole cohort at hand, the report
+names the student whose inputs the file holds, for a person to look at.
+
+What the inputs are is the assignment's to say, through its evidence plugin
+(``autograder.assignments.plugins``): it reads a submitted file as data (``read``, the
+grader's safe loader), ``stated_inputs(data)`` gives the ``StatedInputs`` of that data (None
+when it states none), and ``expected_inputs(student, cohort)`` what a file of that student
+must state. A plugin without the last two has no per-student inputs: no file is compared.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from solutions.evidence import evidence_inputs
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
 
-# The per-student inputs of a file, as the verifier's identity check compares them.
-FIELDS = (
-    ("masked_case", ("queries", "keys", "values", "mask")),
-    ("intervention", ("queries", "keys", "values", "mask", "index", "new_value")),
-)
+
+@dataclass(frozen=True)
+class StatedInputs:
+    """The per-student inputs one evidence file states, and whom it says it is for."""
+
+    inputs: Mapping[Hashable, object]  # input -> value, as the plugin names them
+    student_id: str = ""  # the id written in the file
+    cohort: str | None = None  # the cohort written in the file, if any
 
 
 @dataclass(frozen=True)
@@ -31,63 +41,45 @@ class CopiedEvidence:
     file_student_id: str  # the id written in the file
 
 
-def stated_inputs(data: dict) -> dict[tuple[str, str], object]:
-    """The per-student inputs a file states (sections that hold an error state none)."""
-    stated = {}
-    for section, names in FIELDS:
-        values = data.get(section)
-        if isinstance(values, dict):
-            for name in names:
-                if name in values:
-                    stated[(section, name)] = values[name]
-    return stated
+def compares_inputs(assignment: Assignment) -> bool:
+    """Whether ``assignment``'s evidence files carry per-student inputs to compare."""
+    plugin = assignment.evidence
+    return (plugin is not None and callable(getattr(plugin, "stated_inputs", None))
+            and callable(getattr(plugin, "expected_inputs", None)))
 
 
-def expected_inputs(student: str, cohort: str | None) -> dict[tuple[str, str], object]:
-    """What a file of ``student`` in ``cohort`` must state."""
-    inputs = evidence_inputs(student, cohort)
-    case = inputs["masked_case"]
-    expected: dict[tuple[str, str], object] = {}
-    for section, names in FIELDS:
-        for name in names:
-            expected[(section, name)] = (inputs["intervention"][name]
-                                         if name in ("index", "new_value") else case[name])
-    return expected
-
-
-def _matches(stated: dict, expected: dict) -> bool:
+def _matches(stated: Mapping, expected: Mapping) -> bool:
     return bool(stated) and all(expected.get(key) == value for key, value in stated.items())
 
 
-def find_copies(folders: dict[str, Path], evidence_file: str, cohort: str | None = None
+def find_copies(folders: dict[str, Path], assignment: Assignment, cohort: str | None = None
                 ) -> list[CopiedEvidence]:
     """Every evidence file in ``folders`` (student -> submission folder) whose inputs are
     another student's. ``cohort``: the cohort the inputs were drawn for; None uses the
     cohort each file names, as the grader does when it is run without one."""
-    from autograder.evidence.loading import load_evidence  # imports jsonschema: only here
-
-    files: dict[str, dict] = {}
+    if not compares_inputs(assignment):
+        return []
+    plugin = assignment.evidence
+    files: dict[str, StatedInputs] = {}
     for student, folder in folders.items():
-        loaded = load_evidence(folder / evidence_file)
-        if loaded.data is not None and stated_inputs(loaded.data):
-            files[student] = loaded.data
-    owners: dict[str | None, dict[str, dict]] = {}
+        data = plugin.read(folder / assignment.evidence_file)
+        stated = plugin.stated_inputs(data) if data is not None else None
+        if stated is not None and stated.inputs:
+            files[student] = stated
+    owners: dict[str | None, dict[str, Mapping]] = {}
 
-    def expected(student: str, seed_cohort: str | None) -> dict:
+    def expected(student: str, seed_cohort: str | None) -> Mapping:
         by_student = owners.setdefault(seed_cohort, {})
         if student not in by_student:
-            by_student[student] = expected_inputs(student, seed_cohort)
+            by_student[student] = plugin.expected_inputs(student, seed_cohort)
         return by_student[student]
 
     copies = []
-    for student, data in sorted(files.items()):
-        seed_cohort = cohort or (data.get("cohort") if isinstance(data.get("cohort"), str)
-                                 else None) or None
-        stated = stated_inputs(data)
-        if _matches(stated, expected(student, seed_cohort)):
+    for student, stated in sorted(files.items()):
+        seed_cohort = cohort or stated.cohort or None
+        if _matches(stated.inputs, expected(student, seed_cohort)):
             continue
         owner = next((other for other in sorted(folders) if other != student
-                      and _matches(stated, expected(other, seed_cohort))), None)
-        copies.append(CopiedEvidence(student, owner, str(data.get("student_id", ""))))
+                      and _matches(stated.inputs, expected(other, seed_cohort))), None)
+        copies.append(CopiedEvidence(student, owner, stated.student_id))
     return copies
-

@@ -16,7 +16,6 @@ from autograder.report.similarity import Pair
 from autograder.report.statistics import Item, Misconception, ReviewLists, Timing
 from autograder.results.result import SubmissionResult, write_atomically
 from autograder.results.safe_text import csv_cell, safe_text
-from autograder.spec import SPEC
 
 
 def _number(value: float | None, digits: int = 4) -> float | str:
@@ -41,11 +40,12 @@ def write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[object]
     return path
 
 
-def scores_rows(results: Sequence[SubmissionResult], timing: Sequence[Timing]
-                ) -> tuple[list[str], list[list[object]]]:
-    """scores.csv: the histogram's and the part distribution's data, one row a student."""
+def scores_rows(results: Sequence[SubmissionResult], timing: Sequence[Timing],
+                parts: Sequence[str]) -> tuple[list[str], list[list[object]]]:
+    """scores.csv: the histogram's and the part distribution's data, one row a student
+    (``parts``: the assignment's, in its order)."""
     hours = {t.student: t.hours_from_due for t in timing}
-    parts = list(SPEC.part_points)
+    parts = list(parts)
     header = ["student", "status", "total", "max_score", *parts, "late", "submitted_at",
               "hours_from_due", "needs_review"]
     rows = []
@@ -57,12 +57,13 @@ def scores_rows(results: Sequence[SubmissionResult], timing: Sequence[Timing]
     return header, rows
 
 
-def write_all(out_dir: Path, *, results: Sequence[SubmissionResult], items: Sequence[Item],
-              misconceptions: Sequence[Misconception], review: ReviewLists,
-              timing: Sequence[Timing], pairs: Sequence[Pair],
-              copies: Sequence[CopiedEvidence]) -> list[Path]:
-    """Write every CSV beside the report; returns their paths."""
-    header, rows = scores_rows(results, timing)
+def write_all(out_dir: Path, *, results: Sequence[SubmissionResult], parts: Sequence[str],
+              items: Sequence[Item], misconceptions: Sequence[Misconception],
+              review: ReviewLists, timing: Sequence[Timing], pairs: Sequence[Pair],
+              copies: Sequence[CopiedEvidence] | None) -> list[Path]:
+    """Write every CSV beside the report; returns their paths (``copies``: None for an
+    assignment without an evidence file, which has no evidence_copies.csv)."""
+    header, rows = scores_rows(results, timing, parts)
     written = [write_csv(out_dir / "scores.csv", header, rows)]
     written.append(write_csv(
         out_dir / "items.csv",
@@ -98,9 +99,10 @@ def write_all(out_dir: Path, *, results: Sequence[SubmissionResult], items: Sequ
          "flagged"],
         ([p.left, p.right, _number(p.left_coverage), _number(p.right_coverage),
           _number(p.score), p.shared_tokens, "yes" if p.flagged else "no"] for p in pairs)))
-    written.append(write_csv(
-        out_dir / "evidence_copies.csv",
-        ["student", "inputs_of", "student_id_in_file"],
-        ([c.student, c.owner or "(no student of this course)", c.file_student_id]
-         for c in copies)))
+    if copies is not None:
+        written.append(write_csv(
+            out_dir / "evidence_copies.csv",
+            ["student", "inputs_of", "student_id_in_file"],
+            ([c.student, c.owner or "(no student of this course)", c.file_student_id]
+             for c in copies)))
     return written

@@ -54,7 +54,8 @@ def load_course(root: Path, assignment: str) -> GradedCourse:
         raise ReportError(f"course root {root} is not a folder: pass --root <the folder that "
                           "holds submitted/ and autograded/>")
     course = Course(root, assignment)
-    rows = read_grades_csv(course.grades_csv())
+    rows = {student: row for student, row in read_grades_csv(course.grades_csv()).items()
+            if row.get("assignment", assignment) == assignment}  # a root may hold several
     graded_dir = root / "autograded"
     with_folder = sorted(
         entry.name for entry in graded_dir.iterdir()

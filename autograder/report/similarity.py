@@ -362,7 +362,7 @@ def excerpt(code: OwnCode, where: tuple[int, int, int]) -> str:
 
 
 def where(code: OwnCode, at: tuple[int, int, int]) -> str:
-    """``stable_softmax, lines 3-9``: a passage's cell label and line range."""
+    """``my_function, lines 3-9``: a passage's cell label and line range."""
     cell, first, last = at
     lines = f"line {first}" if first == last else f"lines {first}-{last}"
     return f"{code.labels[cell] if cell < len(code.labels) else 'code'}, {lines}"

@@ -17,17 +17,20 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from autograder.batch.course import parse_time
 from autograder.batch.lateness import NOT_JUDGED
-from autograder.grading import misconceptions
+from autograder.grading.diagnoses import known
 from autograder.results.result import (
     STATUS_ERROR,
     STATUS_GRADED,
     STATUS_UNGRADABLE,
     SubmissionResult,
 )
-from autograder.spec import SPEC
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
 
 NOBODY_FAILS = "nobody fails"
 EVERYBODY_FAILS = "everybody fails"
@@ -47,9 +50,10 @@ def counted(results: Sequence[SubmissionResult]) -> list[SubmissionResult]:
     return [r for r in results if r.status != STATUS_ERROR]
 
 
-def part_shares(results: Sequence[SubmissionResult]) -> dict[str, list[float]]:
+def part_shares(results: Sequence[SubmissionResult], assignment: Assignment
+                ) -> dict[str, list[float]]:
     """Per part (spec order), each counted student's points as a share of the part's."""
-    shares: dict[str, list[float]] = {part: [] for part in SPEC.part_points}
+    shares: dict[str, list[float]] = {part: [] for part in assignment.part_points}
     for result in counted(results):
         for part in result.parts:
             if part.part in shares and part.max_points:
@@ -91,15 +95,15 @@ def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
     return sum(a * b for a, b in zip(dx, dy, strict=True)) / math.sqrt(sxx * syy)
 
 
-def item_analysis(results: Sequence[SubmissionResult]) -> list[Item]:
+def item_analysis(results: Sequence[SubmissionResult], assignment: Assignment) -> list[Item]:
     """Every hidden check of the function parts, in the order the grader lists them."""
     graded = [r for r in results if r.status == STATUS_GRADED]
     order: dict[tuple[str, str], float] = {}
     for result in graded:
         for test in result.tests:
-            if test.part in SPEC.function_parts:
+            if test.part in assignment.function_parts:
                 order.setdefault((test.part, test.name), test.max_score)
-    part_rank = {part: i for i, part in enumerate(SPEC.function_parts)}
+    part_rank = {part: i for i, part in enumerate(assignment.function_parts)}
     items = []
     for (part, check), points in sorted(order.items(), key=lambda kv: part_rank[kv[0][0]]):
         item_scores, rests, passed = [], [], 0
@@ -139,7 +143,7 @@ class Misconception:
     held_back: tuple[str, ...] = ()
 
 
-def held_back(result: SubmissionResult) -> str:
+def held_back(result: SubmissionResult, assignment: Assignment) -> str:
     """Why a submission's diagnoses are no misconception to invite the student for (``""``:
     they are). A diagnosis reads a function's output as a known mistake; it says nothing
     when what ran is not an attempt at the function. That is the case when the grade itself
@@ -147,38 +151,44 @@ def held_back(result: SubmissionResult) -> str:
     the evidence file holds numbers the submitted functions do not compute (as when code
     monkeypatches the checks' helpers and returns zeros: the zeros then "diagnose" as
     zeros for fully masked rows). A person looks first; the report lists them apart. A
-    limitation left for a person to read is no such question."""
+    limitation left for a person to read is no such question. (``assignment``: which part is
+    its evidence file's.)"""
     from autograder.grading.grade_one import REACHED_OUT_CELL, REACHED_OUT_FUNCTION  # (lazy: heavy)
 
     if result.status != STATUS_GRADED:
         return "not graded"
     if REACHED_OUT_CELL in result.notes or REACHED_OUT_FUNCTION in result.notes:
         return "its code reached for files of the grading machine"
-    if any(part.needs_review for part in result.parts if part.part == "evidence"):
+    evidence = assignment.evidence_part
+    if evidence is not None and any(part.needs_review for part in result.parts
+                                    if part.part == evidence.name):
         return "its evidence file is not what its functions compute"
     return ""
 
 
-def misconception_counts(results: Sequence[SubmissionResult]) -> list[Misconception]:
+def misconception_counts(results: Sequence[SubmissionResult], assignment: Assignment
+                         ) -> list[Misconception]:
     """Each diagnosed code with the students who have it, counted once per student however
     many parts or checks it was diagnosed in; most frequent first. Students whose
     submission is ``held_back`` are listed apart and not counted; a code only they have is
-    left out (it is no misconception of this cohort until a person says so)."""
+    left out (it is no misconception of this cohort until a person says so). A code is worded
+    as ``assignment``'s checks word it (its own and the engine's codes), else shown as it is."""
     students: dict[str, set[str]] = {}
     held: dict[str, set[str]] = {}
     parts: dict[str, set[str]] = {}
     for result in results:
-        target = held if held_back(result) else students
+        target = held if held_back(result, assignment) else students
         for part in result.parts:
             for code in part.diagnoses:
                 target.setdefault(code, set()).add(result.student)
                 if target is students:
                     parts.setdefault(code, set()).add(part.part)
-    rank = {part: i for i, part in enumerate(SPEC.part_points)}
+    rank = {part: i for i, part in enumerate(assignment.part_points)}
+    wording = known(assignment)
     found = [
         Misconception(
             code,
-            misconceptions.MISCONCEPTIONS.get(code, code),
+            wording.get(code, code),
             tuple(sorted(students[code])),
             tuple(sorted(parts[code], key=lambda p: rank.get(p, len(rank)))),
             tuple(sorted(held.get(code, ()))),
@@ -197,11 +207,12 @@ class HeldBack:
     codes: tuple[str, ...]
 
 
-def held_back_students(results: Sequence[SubmissionResult]) -> list[HeldBack]:
+def held_back_students(results: Sequence[SubmissionResult], assignment: Assignment
+                       ) -> list[HeldBack]:
     """Every student with a diagnosis held back from the help-hour list (see ``held_back``)."""
     out = []
     for result in results:
-        why = held_back(result)
+        why = held_back(result, assignment)
         codes = tuple(dict.fromkeys(code for part in result.parts for code in part.diagnoses))
         if why and codes:
             out.append(HeldBack(result.student, why, codes))

@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import re
 import tempfile
+import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jinja2
 from markupsafe import Markup
@@ -45,7 +47,10 @@ from autograder.results.result import (
 )
 from autograder.results.safe_text import without_paths
 from autograder.results.wording import inline_markdown, listing, plural, points
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
 
 _ENVIRONMENT = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
@@ -54,7 +59,7 @@ _ENVIRONMENT = jinja2.Environment(
 )
 _ENVIRONMENT.filters["points"] = points
 _ENVIRONMENT.filters["plural"] = plural
-# An evidence finding's "<JSON pointer>: <message>" (autograder.grading.evidence_parts).
+# An evidence finding's "<JSON pointer>: <message>" (as an evidence plugin words it).
 _POINTED = re.compile(r"^(/[\w/~.-]*): (.+)$", re.S)
 _COURSE_ID = re.compile(
     r"""^\s*c\.CourseDirectory\.course_id\s*=\s*(?P<q>['"])(?P<id>[^'"\n]+)(?P=q)\s*$""", re.M)
@@ -79,10 +84,23 @@ def _course_id_in(config: Path) -> str:
     return match.group("id") if match else ""
 
 
+def _project_name(pyproject: Path) -> str:
+    """``[project] name`` of a pyproject.toml ("" when there is none to read)."""
+    try:
+        name = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["name"]
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, TypeError):
+        return ""
+    return name if isinstance(name, str) else ""
+
+
 def course_id(root: Path) -> str:
     """The nbgrader course id of a course root (its ``nbgrader_config.py``, read as text,
-    never run), else the repository's: ``make demo`` and plain roots use that one."""
-    return _course_id_in(root / "nbgrader_config.py") or _course_id_in(REPO / "nbgrader_config.py")
+    never run), else the repository's: ``make demo`` and plain roots use that one. The
+    repository's nbgrader_config.py takes its course id from the project's name
+    (pyproject.toml), read here the same way."""
+    return (_course_id_in(root / "nbgrader_config.py")
+            or _course_id_in(REPO / "nbgrader_config.py")
+            or _project_name(REPO / "pyproject.toml"))
 
 
 def course_root(page: Path) -> Path | None:
@@ -159,11 +177,6 @@ class PartView:
         """Whether the row says something about a problem."""
         return bool(self.failures or self.problems or self.notes or self.shared
                     or any(s.failed for s in self.sections))
-
-    @property
-    def explanations(self) -> list[Markup]:
-        """The likely causes (the name the template of issue 15 used)."""
-        return self.causes
 
 
 @dataclass
@@ -330,8 +343,8 @@ def _section_rows(row: PartView, worth: dict[str, int], texts: Sequence[str]) ->
             owners[text].append(name)
     repeated = {text: names for text, names in owners.items() if len(names) > 1}
     single = [(name, pointer, text) for name, pointer, text in flat if text not in repeated]
-    # Texts that differ only in naming their own section ("... of the hand example", "... of
-    # the parity check") are said once, the first in full, then which others it holds for.
+    # Texts that differ only in naming their own section ("... of the first example", "... of
+    # the second check") are said once, the first in full, then which others it holds for.
     groups: list[list[tuple[str, str, str]]] = []
     for entry in single:
         if entry[1].strip("/") != entry[0]:
@@ -385,9 +398,10 @@ def _carried_where(places: Sequence[tuple[str, str]]) -> str:
     return f" in {_code_listing(list(dict.fromkeys(name for name, _ in places)))}"
 
 
-def view(result: SubmissionResult, *, course: str = "",
+def view(result: SubmissionResult, assignment: Assignment, *, course: str = "",
          private_paths: Sequence[str] = ()) -> PageView:
-    """What the page shows: every text without private paths, each message once."""
+    """What the page shows: every text without private paths, each message once
+    (``assignment``: which parts are functions, and the sections of a part that has them)."""
     hidden = [*private_paths, str(REPO), str(Path.home()), tempfile.gettempdir()]
 
     def clean(text: str) -> str:
@@ -415,7 +429,7 @@ def view(result: SubmissionResult, *, course: str = "",
     for part in result.parts:
         texts = messages[part.part]
         row = PartView(part.part, part.points, part.max_points,
-                       graded=graded or part.part not in SPEC.function_parts,
+                       graded=graded or part.part not in assignment.function_parts,
                        causes=[code_spans(clean(e)) for e in _unique(part.explanations)],
                        needs_review=part.needs_review,
                        see_above=any(text in above or text in shared for text in texts),
@@ -427,7 +441,7 @@ def view(result: SubmissionResult, *, course: str = "",
             shown[part.part] = _check_rows(row, by_checks[part.part], explanations, clean)
         else:
             kept = [text for text in texts if text not in above and text not in shared]
-            sections = _sections_of(part.part)
+            sections = _sections_of(assignment, part.part)
             if sections:
                 shown[part.part] = _section_rows(row, sections, kept)
             else:
@@ -466,25 +480,26 @@ def view(result: SubmissionResult, *, course: str = "",
                     [code_spans(note) for note in notes], parts)
 
 
-def _sections_of(part: str) -> dict[str, int]:
+def _sections_of(assignment: Assignment, part: str) -> dict[str, int]:
     """The spec's sections of ``part`` and their points (none for a part it does not know)."""
     try:
-        return dict(SPEC.part(part).sections)
-    except (KeyError, StopIteration, ValueError):
+        return dict(assignment.part(part).sections)
+    except KeyError:
         return {}
 
 
-def render(result: SubmissionResult, *, course: str = "",
+def render(result: SubmissionResult, assignment: Assignment, *, course: str = "",
            private_paths: Sequence[str] = ()) -> str:
     """The report as an HTML string (``private_paths``: more paths no text may show)."""
-    page = view(result, course=course, private_paths=private_paths)
+    page = view(result, assignment, course=course, private_paths=private_paths)
     return _ENVIRONMENT.get_template("feedback.html.j2").render(page=page, result=result)
 
 
-def save(result: SubmissionResult, path: Path) -> None:
-    """Write the report atomically; the course (and the paths it hides) come from where it
-    is written, ``<root>/autograded/<student>/<assignment>/feedback.html``."""
+def save(result: SubmissionResult, path: Path, assignment: Assignment) -> None:
+    """Write the report of ``result`` (graded for ``assignment``) atomically; the course (and
+    the paths it hides) come from where it is written,
+    ``<root>/autograded/<student>/<assignment>/feedback.html``."""
     root = course_root(path.absolute())
     hidden = [str(root), str(root.resolve())] if root is not None else []
     course = course_id(root) if root is not None else course_id(REPO)
-    write_atomically(path, render(result, course=course, private_paths=hidden))
+    write_atomically(path, render(result, assignment, course=course, private_paths=hidden))

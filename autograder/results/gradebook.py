@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING
 from autograder.batch.course import TIMESTAMP_TXT, Course
 from autograder.results.nbgrader_package import light_import
 from autograder.results.result import STATUS_GRADED, STATUS_UNGRADABLE, PartResult, SubmissionResult
-from autograder.spec import SPEC
 
 if TYPE_CHECKING:  # nbgrader and SQLAlchemy are imported when first used (see ``prepare``)
     from nbgrader.api import Assignment, Grade
     from sqlalchemy.orm import Session
 
+    from autograder.assignments import Assignment as Bundle
     from autograder.results.decisions import Decisions
 
 
@@ -41,11 +41,12 @@ def _quiet_sqlalchemy() -> None:
     warnings.filterwarnings("ignore", category=SAWarning)
 
 
-def ensure_assignment(gradebook: object, assignment: str, notebook: str) -> None:
-    """The assignment, its notebook and grade cells, as ``generate_assignment`` records them."""
+def ensure_assignment(gradebook: object, assignment: str, notebook: str, bundle: Bundle) -> None:
+    """The assignment, its notebook and grade cells (one per part of ``bundle``, the
+    assignment graded), as ``generate_assignment`` records them."""
     gradebook.update_or_create_assignment(assignment)
     gradebook.update_or_create_notebook(notebook, assignment)
-    for part in SPEC.parts:
+    for part in bundle.parts:
         gradebook.update_or_create_grade_cell(
             part.grade_cell, notebook, assignment, max_score=part.points, cell_type="code"
         )
@@ -113,7 +114,7 @@ def create_if_new(db_url: str) -> bool:
         engine.dispose()
 
 
-def _open(course: Course, notebook: str) -> object:
+def _open(course: Course, notebook: str, bundle: Bundle) -> object:
     """The course's gradebook with this assignment in it (created on first use)."""
     light_import()  # nbgrader.api without nbgrader's Jupyter server extensions
     _quiet_sqlalchemy()
@@ -132,7 +133,7 @@ def _open(course: Course, notebook: str) -> object:
         # writes the scores in one transaction): no fsync per commit. results.json files are
         # the durable record: re-running repairs a crash.
         gradebook.db.execute(text("PRAGMA synchronous = OFF"))
-        ensure_assignment(gradebook, course.assignment, notebook)
+        ensure_assignment(gradebook, course.assignment, notebook, bundle)
     except Exception as error:
         gradebook.close()
         if _expected(error):
@@ -144,14 +145,14 @@ def _open(course: Course, notebook: str) -> object:
 class _Preparation(threading.Thread):
     """``prepare``'s thread: it keeps what went wrong for ``record`` to raise."""
 
-    def __init__(self, course: Course, notebook: str) -> None:
+    def __init__(self, course: Course, notebook: str, bundle: Bundle) -> None:
         super().__init__(name="gradebook-prepare", daemon=True)
-        self.course, self.notebook = course, notebook
+        self.course, self.notebook, self.bundle = course, notebook, bundle
         self.error: BaseException | None = None
 
     def run(self) -> None:
         try:
-            _open(self.course, self.notebook).close()
+            _open(self.course, self.notebook, self.bundle).close()
         except BaseException as error:  # noqa: BLE001 - raised by record(), in the batch's thread
             self.error = error
 
@@ -160,12 +161,13 @@ _preparing: dict[str, _Preparation] = {}  # db_url -> the latest preparation not
 _preparing_lock = threading.Lock()
 
 
-def prepare(course: Course, notebook: str | None = None) -> threading.Thread:
+def prepare(course: Course, notebook: str | None = None, *, assignment: Bundle
+            ) -> threading.Thread:
     """Import nbgrader and create the gradebook in the background while grading runs;
     ``record`` then only writes scores. Nothing is raised or printed in the thread: ``record``
     raises what went wrong (a ``GradebookError`` it retries once first: a locked database may
-    be free by then)."""
-    thread = _Preparation(course, notebook or course.assignment)
+    be free by then). ``assignment``: the assignment graded (its parts are the grade cells)."""
+    thread = _Preparation(course, notebook or course.assignment, assignment)
     with _preparing_lock:
         _preparing[course.db_url] = thread
     thread.start()
@@ -270,7 +272,8 @@ def submitted_timestamp(folder: Path) -> datetime | None:
 
 
 def _write(session: Session, assignment_name: str, notebook: str,
-           results: Iterable[SubmissionResult], decisions: Decisions | None = None,
+           results: Iterable[SubmissionResult], bundle: Bundle,
+           decisions: Decisions | None = None,
            timestamps: dict[str, datetime | None] | None = None) -> int:
     """Add ``results`` to the session, uncommitted; returns how many submissions they are.
     ``timestamps``: student -> ``SubmittedAssignment.timestamp`` (None where not given).
@@ -312,9 +315,9 @@ def _write(session: Session, assignment_name: str, notebook: str,
     for result in latest.values():
         if result.status != STATUS_GRADED:
             continue
-        scores = {cells[SPEC.part(part.part).grade_cell]: (part.points, part.needs_review)
+        scores = {cells[bundle.part(part.part).grade_cell]: (part.points, part.needs_review)
                   for part in result.parts}
-        manual = {cells[SPEC.part(part.part).grade_cell]: _manual(part, decisions, result.student)
+        manual = {cells[bundle.part(part.part).grade_cell]: _manual(part, decisions, result.student)
                   for part in result.parts}
         if result.student not in students:
             new.add(Student, id=result.student)
@@ -407,16 +410,17 @@ def _manual(part: PartResult, decisions: Decisions | None, student: str) -> tupl
     return None, _KEEP
 
 
-def manual_scores(course: Course, notebook: str | None = None) -> dict[tuple[str, str], float]:
-    """(student, part) -> the manual score formgrader holds for it, for the parts of this
-    assignment (empty when there is no gradebook yet)."""
+def manual_scores(course: Course, notebook: str | None = None, *, assignment: Bundle
+                  ) -> dict[tuple[str, str], float]:
+    """(student, part) -> the manual score formgrader holds for it, for the parts of
+    ``assignment`` (empty when there is no gradebook yet)."""
     if not (course.root / "gradebook.db").exists():
         return {}
     from nbgrader.api import Assignment, Grade, GradeCell, SubmittedAssignment, SubmittedNotebook
     from sqlalchemy import select
 
-    part_of = {part.grade_cell: part.name for part in SPEC.parts}
-    gradebook = _open(course, notebook or course.assignment)
+    part_of = {part.grade_cell: part.name for part in assignment.parts}
+    gradebook = _open(course, notebook or course.assignment, assignment)
     try:
         rows = gradebook.db.execute(
             select(SubmittedAssignment.student_id, GradeCell.name, Grade.manual_score)
@@ -437,9 +441,10 @@ def manual_scores(course: Course, notebook: str | None = None) -> dict[tuple[str
 
 
 def record(course: Course, results: Iterable[SubmissionResult], notebook: str | None = None,
-           decisions: Decisions | None = None) -> int:
+           decisions: Decisions | None = None, *, assignment: Bundle) -> int:
     """Store every graded result's part scores (an ungradable one has none: ``_write``);
-    returns how many submissions were written.
+    returns how many submissions were written. ``assignment``: the assignment the results
+    were graded for (its parts are the notebook's grade cells).
 
     All of it is one transaction, committed at the end (rolled back on any error): nbgrader's
     ``Gradebook`` methods commit after every row, about 14 ms a submission. The rows are the
@@ -452,13 +457,13 @@ def record(course: Course, results: Iterable[SubmissionResult], notebook: str | 
     notebook = notebook or course.assignment
     results = list(results)
     _prepared(course)
-    gradebook = _open(course, notebook)
+    gradebook = _open(course, notebook, assignment)
     try:
         timestamps = {result.student: submitted_timestamp(course.submitted(result.student))
                       for result in results}
         with _no_cyclic_gc():
-            written = _write(gradebook.db, course.assignment, notebook, results, decisions,
-                             timestamps)
+            written = _write(gradebook.db, course.assignment, notebook, results, assignment,
+                             decisions, timestamps)
             gradebook.db.commit()
     except Exception as error:
         gradebook.db.rollback()
@@ -472,18 +477,19 @@ def record(course: Course, results: Iterable[SubmissionResult], notebook: str | 
     except formgrader.FormgraderConfigError as error:
         raise GradebookError(str(error)) from None
     if notebook == course.assignment:  # formgrader opens autograded/<s>/<a>/<notebook>.ipynb
-        graded_notebook.write_missing(course, results)
+        graded_notebook.write_missing(course, results, assignment=assignment)
     return written
 
 
 def clear_manual_score(course: Course, student: str, part: str,
-                       notebook: str | None = None) -> None:
-    """Clear the manual score formgrader holds for one part (a decision taken back)."""
+                       notebook: str | None = None, *, assignment: Bundle) -> None:
+    """Clear the manual score formgrader holds for one part of ``assignment`` (a decision
+    taken back)."""
     if not (course.root / "gradebook.db").exists():
         return
-    gradebook = _open(course, notebook or course.assignment)
+    gradebook = _open(course, notebook or course.assignment, assignment)
     try:
-        grade = gradebook.find_grade(SPEC.part(part).grade_cell, notebook or course.assignment,
+        grade = gradebook.find_grade(assignment.part(part).grade_cell, notebook or course.assignment,
                                      course.assignment, student)
         grade.manual_score = None
         gradebook.db.commit()

@@ -22,12 +22,17 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.batch.course import RESULTS_JSON, Course
 from autograder.results.result import STATUS_ERROR, PartResult, SubmissionResult, write_atomically
-from autograder.spec import SPEC
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
+    from autograder.grading.cells import LockedCell
 
 MAX_NOTEBOOK_BYTES = 50 * 2**20  # as the grader reads it (autograder.grading.submission)
 HEADER = (
@@ -46,20 +51,30 @@ def path(course: Course, student: str) -> Path:
     return course.autograded(student) / f"{course.assignment}.ipynb"
 
 
-@cache
-def _release() -> tuple[dict, frozenset[str], dict[str, str]]:
-    """The release notebook's metadata, its markdown texts (trusted: the instructor's) and its
-    check cells' texts (read once per process)."""
-    from autograder.grading.cells import release_locked_cells
+@dataclass(frozen=True)
+class _Release:
+    """What the graded notebook takes from the assignment's release notebook."""
 
-    notebook = json.loads(SPEC.grader_release_notebook.read_text(encoding="utf-8"))
+    metadata: dict
+    markdown: frozenset[str]  # its markdown texts (trusted: the instructor's)
+    checks: dict[str, str]  # grade_id of each check cell -> its text
+    locked: dict[str, LockedCell]  # its locked cells, which give each cell its role
+
+
+@cache
+def _release(assignment: Assignment) -> _Release:
+    """The release notebook of ``assignment``, read once per process."""
+    from autograder.grading.cells import locked_cells_of
+
+    notebook = json.loads(assignment.grader_release_notebook.read_text(encoding="utf-8"))
     markdown = frozenset(_text(cell.get("source", "")) for cell in notebook.get("cells", [])
                          if cell.get("cell_type") == "markdown")
-    checks = {gid: cell.source for gid, cell in release_locked_cells().items()
-              if SPEC.grade_cell_part(gid)}
+    locked = locked_cells_of(notebook, assignment.spec)
+    checks = {gid: cell.source for gid, cell in locked.items()
+              if assignment.grade_cell_part(gid)}
     metadata = {key: notebook.get("metadata", {})[key] for key in ("kernelspec", "language_info")
                 if key in notebook.get("metadata", {})}
-    return metadata, markdown, checks
+    return _Release(metadata, markdown, checks, locked)
 
 
 def _text(source: object) -> str:
@@ -90,18 +105,19 @@ def _read(notebook: Path | None) -> list | None:
     return [cell for cell in cells if isinstance(cell, dict)] if isinstance(cells, list) else None
 
 
-def find_notebook(folder: Path) -> Path | None:
+def find_notebook(folder: Path, assignment: Assignment) -> Path | None:
     """The submitted notebook as the grader finds it: the assignment's name, else the only one."""
-    expected = folder / SPEC.notebook
+    expected = folder / assignment.notebook
     if expected.is_file() and not expected.is_symlink():
         return expected
     others = sorted(p for p in folder.glob("*.ipynb") if p.is_file() and not p.is_symlink())
     return others[0] if len(others) == 1 else None
 
 
-def part_text(part: PartResult, to_judge: str = "") -> str:
+def part_text(part: PartResult, to_judge: str = "", evidence_file: str = "") -> str:
     """A check cell's output: the machine's points and messages for the part (a person's
-    decision is formgrader's score box, not this text)."""
+    decision is formgrader's score box, not this text); ``to_judge``: the text a person
+    must read, from the student's ``evidence_file``."""
     points = part.points if part.auto_points is None else part.auto_points
     review = part.needs_review if part.auto_review is None else part.auto_review
     lines = [f"h2-grader (sandboxed): {points:g}/{part.max_points:g} for {part.part}"
@@ -109,35 +125,44 @@ def part_text(part: PartResult, to_judge: str = "") -> str:
     lines += [f"  - {message}" for message in part.messages]
     lines += [f"  - likely cause: {explanation}" for explanation in part.explanations]
     if to_judge:
-        lines.append(f"Text to judge (from the student's {SPEC.evidence_file}): {to_judge}")
+        lines.append(f"Text to judge (from the student's {evidence_file}): {to_judge}")
     return "\n".join(lines) + "\n"
 
 
-def _to_judge(folder: Path, part: PartResult) -> str:
-    """The limitation a person must judge, as the student wrote it in the evidence file."""
-    review = part.needs_review if part.auto_review is None else part.auto_review
-    if not review or SPEC.part(part.part).kind != "limitation":
+def text_to_judge(folder: Path, part: str, assignment: Assignment) -> str:
+    """The text a person must judge for ``part``, as the student wrote it in the evidence
+    file of ``folder`` under the part's name ("" unless ``part`` is the assignment's
+    limitation). The evidence plugin reads the file, with the grader's safe loader."""
+    limitation, plugin = assignment.limitation_part, assignment.evidence
+    if limitation is None or plugin is None or part != limitation.name:
         return ""
-    from autograder.evidence.loading import load_evidence
     from autograder.results.safe_text import safe_text
 
-    text = (load_evidence(folder / SPEC.evidence_file).data or {}).get(part.part)
+    text = (plugin.read(folder / assignment.evidence_file) or {}).get(part)
     return safe_text(text, 2000) if isinstance(text, str) else ""
 
 
-def build(result: SubmissionResult, notebook: Path | None, folder: Path | None = None) -> dict:
+def _to_judge(folder: Path, part: PartResult, assignment: Assignment) -> str:
+    """The limitation a person must judge, when the machine left it to one."""
+    review = part.needs_review if part.auto_review is None else part.auto_review
+    return text_to_judge(folder, part.part, assignment) if review else ""
+
+
+def build(result: SubmissionResult, notebook: Path | None, folder: Path | None = None, *,
+          assignment: Assignment) -> dict:
     """The graded notebook of ``result`` from the submitted ``notebook`` (see the module
     docstring); ``folder``: the submission folder (the evidence file), default the notebook's."""
-    metadata, trusted_markdown, checks = _release()
+    release = _release(assignment)
+    checks = release.checks
     folder = folder or (notebook.parent if notebook is not None else None)
-    parts = {SPEC.part(part.part).grade_cell: part for part in result.parts
-             if part.part in SPEC.part_points}
+    parts = {assignment.part(part.part).grade_cell: part for part in result.parts
+             if part.part in assignment.part_points}
     cells: list[dict] = [{"cell_type": "markdown", "metadata": {}, "source": HEADER}]
     if result.reason:
         cells.append(_code(NOTES_SOURCE, f"{result.reason}\n"))
     submitted = _read(notebook)
     code = [cell for cell in submitted or [] if cell.get("cell_type") == "code"]
-    roles = iter(_roles(code))
+    roles = iter(_roles(code, release.locked))
     placed: set[str] = set()
     for cell in submitted or []:
         kind, source = cell.get("cell_type"), _text(cell.get("source", ""))
@@ -146,29 +171,30 @@ def build(result: SubmissionResult, notebook: Path | None, folder: Path | None =
             if grade_id in parts and grade_id not in placed:
                 placed.add(grade_id)
                 cells.append(_check(grade_id, checks.get(grade_id, source), parts[grade_id],
-                                    folder))
+                                    folder, assignment))
             else:
                 cells.append(_code(source))
-        elif kind == "markdown" and source in trusted_markdown:
+        elif kind == "markdown" and source in release.markdown:
             cells.append({"cell_type": "markdown", "metadata": {}, "source": source})
         elif kind in ("markdown", "raw") and source.strip():
             cells.append({"cell_type": "markdown", "metadata": {}, "source": _as_text_block(source)})
     for grade_id, part in parts.items():  # deleted, or no notebook: the TA still scores it
         if grade_id not in placed:
-            cells.append(_check(grade_id, MISSING_SOURCE + checks.get(grade_id, ""), part, folder))
+            cells.append(_check(grade_id, MISSING_SOURCE + checks.get(grade_id, ""), part, folder,
+                                assignment))
     for number, cell in enumerate(cells):
         cell["id"] = f"h2-{number}"
-    return {"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
+    return {"cells": cells, "metadata": release.metadata, "nbformat": 4, "nbformat_minor": 5}
 
 
-def _roles(code: list[dict]) -> list[str]:
+def _roles(code: list[dict], locked: dict[str, LockedCell]) -> list[str]:
     """Each code cell's identity, from the release (``autograder.grading.cells``), never
     from the student's metadata alone."""
     from autograder.grading.cells import assign_roles
     from autograder.grading.submission import _claimed_id
 
     return [role.grade_id for role in assign_roles(
-        [(_text(cell.get("source", "")), _claimed_id(cell)) for cell in code])]
+        [(_text(cell.get("source", "")), _claimed_id(cell)) for cell in code], locked)]
 
 
 def _code(source: str, output: str | None = None) -> dict:
@@ -178,29 +204,34 @@ def _code(source: str, output: str | None = None) -> dict:
             "source": source}
 
 
-def _check(grade_id: str, source: str, part: PartResult, folder: Path | None) -> dict:
-    cell = _code(source, part_text(part, _to_judge(folder, part) if folder else ""))
+def _check(grade_id: str, source: str, part: PartResult, folder: Path | None,
+           assignment: Assignment) -> dict:
+    to_judge = _to_judge(folder, part, assignment) if folder else ""
+    cell = _code(source, part_text(part, to_judge, assignment.evidence_file))
     cell["metadata"] = {"nbgrader": {
         "cell_type": "code", "grade": True, "grade_id": grade_id, "locked": True,
         "points": part.max_points, "schema_version": 3, "solution": False}}
     return cell
 
 
-def write(course: Course, result: SubmissionResult, notebook: Path | None = None) -> Path | None:
+def write(course: Course, result: SubmissionResult, notebook: Path | None = None, *,
+          assignment: Assignment) -> Path | None:
     """Write ``result``'s graded notebook for formgrader (none for a grader error, which is not
     in the gradebook either); ``notebook``: the submitted notebook, found when not given."""
     if result.status == STATUS_ERROR:
         return None
     folder = course.submitted(result.student)
     if notebook is None:
-        notebook = find_notebook(folder)
+        notebook = find_notebook(folder, assignment)
     out = path(course, result.student)
+    built = build(result, notebook, folder, assignment=assignment)
     # No indent: json's C encoder (an indented dump is pure Python, 4 ms a notebook).
-    write_atomically(out, json.dumps(build(result, notebook, folder), ensure_ascii=False) + "\n")
+    write_atomically(out, json.dumps(built, ensure_ascii=False) + "\n")
     return out
 
 
-def write_missing(course: Course, results: list[SubmissionResult]) -> int:
+def write_missing(course: Course, results: list[SubmissionResult], *,
+                  assignment: Assignment) -> int:
     """Write the graded notebook of every result whose notebook is missing or older than its
     results.json (a root graded before formgrader was supported, a result saved by another
     writer, such as a Dask worker); returns how many. Two ``stat`` calls a student otherwise."""
@@ -215,5 +246,5 @@ def write_missing(course: Course, results: list[SubmissionResult]) -> int:
         except OSError:
             current = False
         if not current:
-            written += write(course, result) is not None
+            written += write(course, result, assignment=assignment) is not None
     return written

@@ -10,11 +10,14 @@ import csv
 import io
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.results.result import LATE_UNKNOWN, SubmissionResult, write_atomically
 from autograder.results.safe_text import csv_cell, safe_text
-from autograder.spec import SPEC
 from autograder.untrusted.isolation import FULL_ISOLATION
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
 
 FIXED_COLUMNS = ("student", "assignment", "status", "total", "max_score")
 TRAILING_COLUMNS = ("late", "late_penalty", "submitted_at", "time_source", "needs_review", "isolation",
@@ -29,11 +32,13 @@ def isolation_summary(applied: list[str]) -> str:
     return "full" if not missing else "weaker: no " + ", ".join(missing)
 
 
-def header() -> list[str]:
-    return [*FIXED_COLUMNS, *SPEC.part_points, *TRAILING_COLUMNS]
+def header(assignment: Assignment) -> list[str]:
+    """The columns: a column per part of ``assignment``, in its order, between ours."""
+    return [*FIXED_COLUMNS, *assignment.part_points, *TRAILING_COLUMNS]
 
 
 def row(result: SubmissionResult) -> dict[str, object]:
+    """One student's cells by column (a part's cell from the part the result carries)."""
     values: dict[str, object] = {
         "student": result.student,
         "assignment": result.assignment,
@@ -57,10 +62,11 @@ def row(result: SubmissionResult) -> dict[str, object]:
     return values
 
 
-def write(results: Iterable[SubmissionResult], path: Path) -> None:
-    """Write every result, sorted by student, atomically."""
+def write(results: Iterable[SubmissionResult], path: Path, assignment: Assignment) -> None:
+    """Write every result of ``assignment``, sorted by student, atomically."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=header(), restval="", lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=header(assignment), restval="",
+                            lineterminator="\n")
     writer.writeheader()
     for result in sorted(results, key=lambda r: r.student):
         writer.writerow({key: csv_cell(safe_text(value)) for key, value in row(result).items()})

@@ -22,7 +22,7 @@ STATUS_ERROR = "grader_error"
 LATE_UNKNOWN = "unknown"  # ``late`` when the batch has a due date but the submission no time
 # How a part's message says a check (or an evidence section) passed on the student's own
 # earlier results (``autograder.grading.carried_forward``): the message starts with it,
-# after the section's JSON pointer for the evidence part ("/hand_example: carried forward: ...").
+# after the section's JSON pointer for the evidence part ("/<section>: carried forward: ...").
 CARRIED_FORWARD = "carried forward"
 _CARRIED = re.compile(rf"^(?:/[\w/~-]*: )?{CARRIED_FORWARD}\b")
 

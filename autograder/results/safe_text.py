@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -47,11 +47,33 @@ def csv_cell(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
-def without_paths(text: str, private: Iterable[str]) -> str:
-    """Every occurrence of a private absolute path (longest first) replaced by ``<path>``."""
+PRIVATE_PATH = "<path>"
+"""What a private path of the grading machine reads as in text that may reach a student."""
+
+
+class Hidden(NamedTuple):
+    """Text with the grading machine's paths hidden, and whether it named one: code that
+    named one reached outside its submission, which a person must look at (a decision made
+    on this flag, never on finding ``PRIVATE_PATH`` in the text afterwards)."""
+
+    text: str
+    hid: bool
+
+
+def hide_paths(text: str, private: Iterable[str]) -> Hidden:
+    """Every occurrence of a private absolute path (longest first) replaced by
+    ``PRIVATE_PATH``, and whether there was any."""
+    hid = False
     for path in sorted({p.rstrip("/") for p in private if p and len(p) > 1}, key=len, reverse=True):
-        text = text.replace(path, "<path>")
-    return text
+        if path in text:
+            text = text.replace(path, PRIVATE_PATH)
+            hid = True
+    return Hidden(text, hid)
+
+
+def without_paths(text: str, private: Iterable[str]) -> str:
+    """``text`` with every private absolute path replaced by ``PRIVATE_PATH``."""
+    return hide_paths(text, private).text
 
 
 def _numbers(value: Any, out: set[float], budget: list[int]) -> None:

@@ -4,7 +4,7 @@
 student's page, the instructor's report and the command line alike.
 
 ``inline_markdown`` renders the only Markdown the grader's texts are written in: code
-spans (`stable_softmax`) and emphasis (``*all*``, ``**bold**``). A text can quote a
+spans (`my_function`) and emphasis (``*all*``, ``**bold**``). A text can quote a
 student's own words (an exception message), so it is HTML-escaped first and only then
 are those two constructs made markup; nothing else (links, images, HTML, headings) is
 ever rendered. A small renderer of our own, not a Markdown library: none that lets one

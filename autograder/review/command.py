@@ -13,8 +13,9 @@ root.
 
 examples:
   python -m autograder review list --root ~/courses/dl-2026-fall-a
-  python -m autograder review set s042 limitation 6 --note "sound point about cost, vague on masks"
-  python -m autograder review clear s042 limitation
+  python -m autograder review set s042 PART 6 --note "a sound point, argued too briefly"
+  python -m autograder review clear s042 PART
+  python -m autograder review list --assignment hw3 --assignments ~/course/bundles
 """
 
 from __future__ import annotations
@@ -22,26 +23,30 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.batch.course import Course
+from autograder.report.command import add_root_assignment_arguments, assignment_in_root
 from autograder.results.decisions import DecisionError, Decisions
 from autograder.results.gradebook import GradebookError
+from autograder.results.graded_notebook import text_to_judge
 from autograder.results.result import SubmissionResult, load
 from autograder.review.outputs import import_formgrader, result_path, rewrite_student, saved_results
-from autograder.spec import SPEC
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--root", type=Path, default=Path.cwd(),
                         help="nbgrader course root (default: the current directory)")
-    parser.add_argument("--assignment", default=SPEC.name, choices=[SPEC.name],
-                        help="default: %(default)s (the one this grader knows)")
+    add_root_assignment_arguments(parser, positional=False)
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("list", help="submissions flagged for review, with why and what to read")
     chosen = actions.add_parser("set", help="record a TA's score for one part")
     chosen.add_argument("student")
-    chosen.add_argument("part", help=f"one of: {', '.join(SPEC.part_points)}")
+    chosen.add_argument("part", help="one of the assignment's parts (as grades.csv names them)")
     chosen.add_argument("points", type=float)
     chosen.add_argument("--note", default="", help="why (the student reads it)")
     chosen.add_argument("--by", default="", help="who decided (default: your login name)")
@@ -54,25 +59,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    course = Course(args.root.resolve(), args.assignment)
+    root = args.root.resolve()
     try:
-        if not (course.root / "autograded").is_dir():
-            raise DecisionError(f"nothing graded in {course.root}: run `python -m autograder "
+        if not (root / "autograded").is_dir():
+            raise DecisionError(f"nothing graded in {root}: run `python -m autograder "
                                 "autograde` there first, or pass --root <the course root>")
+        assignment = assignment_in_root(args, root)
+        course = Course(root, assignment.name)
         decisions = Decisions.load(course.root)
-        for entry in import_formgrader(course, decisions):
+        for entry in import_formgrader(course, decisions, assignment=assignment):
             print(f"from formgrader: {entry.student} {entry.part} {entry.describe()}")
         if args.action == "list":
-            return _list(course, decisions)
+            return _list(course, decisions, assignment)
         if args.action == "history":
             return _history(decisions, args.student)
-        return _decide(course, decisions, args)
+        return _decide(course, decisions, args, assignment)
     except (DecisionError, GradebookError) as error:  # the TA's to fix: one line
         print(f"error: {error}", file=sys.stderr)
         return 2
 
 
-def _list(course: Course, decisions: Decisions) -> int:
+def _list(course: Course, decisions: Decisions, assignment: Assignment) -> int:
     flagged = [result for result in saved_results(course) if result.needs_review]
     for result in flagged:
         print(f"{result.student}: {result.score:g}/{result.max_score:g}"
@@ -84,7 +91,7 @@ def _list(course: Course, decisions: Decisions) -> int:
                     print(f"    - {message}")
                 if part.decided:
                     print(f"    - {part.decided}")
-                text = _text_to_read(course, result.student, part.part)
+                text = text_to_judge(course.submitted(result.student), part.part, assignment)
                 if text:
                     print(f"    text: {text}")
     done = [entry for entry in decisions.parts.values()]
@@ -107,20 +114,8 @@ def _history(decisions: Decisions, student: str) -> int:
     return 0
 
 
-def _text_to_read(course: Course, student: str, part: str) -> str:
-    """The limitation a person must judge, as the student wrote it (from the evidence file)."""
-    spec = next((p for p in SPEC.parts if p.name == part), None)
-    if spec is None or spec.kind != "limitation":
-        return ""
-    from autograder.evidence.loading import load_evidence
-    from autograder.results.safe_text import safe_text
-
-    loaded = load_evidence(course.submitted(student) / SPEC.evidence_file)
-    text = (loaded.data or {}).get(part)
-    return safe_text(text, 2000) if isinstance(text, str) else ""
-
-
-def _decide(course: Course, decisions: Decisions, args: argparse.Namespace) -> int:
+def _decide(course: Course, decisions: Decisions, args: argparse.Namespace,
+            assignment: Assignment) -> int:
     result = load(result_path(course, args.student))
     if result is None:
         known = ", ".join(r.student for r in saved_results(course)[:10])
@@ -132,17 +127,18 @@ def _decide(course: Course, decisions: Decisions, args: argparse.Namespace) -> i
     else:
         if decisions.clear(args.student, args.part, by=args.by) is None:
             raise DecisionError(f"no decision for {args.student} {args.part} to clear")
-        _clear_manual_score(course, result, args.part)
+        _clear_manual_score(course, result, args.part, assignment)
         print(f"{args.student} {args.part}: decision cleared; the machine's score stands")
     decisions.save()
-    final = rewrite_student(course, result, decisions)
+    final = rewrite_student(course, result, decisions, assignment=assignment)
     print(f"{args.student}: {final.score:g}/{final.max_score:g} in results.json, feedback.html, "
           "grades.csv and the gradebook")
     return 0
 
 
-def _clear_manual_score(course: Course, result: SubmissionResult, part: str) -> None:
+def _clear_manual_score(course: Course, result: SubmissionResult, part: str,
+                        assignment: Assignment) -> None:
     """A cleared decision clears formgrader's manual score too (else it would be read back)."""
     from autograder.results.gradebook import clear_manual_score
 
-    clear_manual_score(course, result.student, part)
+    clear_manual_score(course, result.student, part, assignment=assignment)

@@ -11,12 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.results import decisions as decided
 from autograder.results import feedback_page, grades_csv, late_policy
 from autograder.results.late_policy import LatePolicy
 from autograder.results.result import STATUS_ERROR, SubmissionResult, load, save
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
 
 
 def saved_results(course: Course) -> list[SubmissionResult]:
@@ -26,17 +30,18 @@ def saved_results(course: Course) -> list[SubmissionResult]:
 
 
 def rewrite_student(course: Course, result: SubmissionResult, decisions: decided.Decisions,
-                    *, gradebook: bool = True) -> SubmissionResult:
-    """Apply ``decisions`` to ``result`` and write it everywhere; returns the grade of record."""
+                    *, assignment: Assignment, gradebook: bool = True) -> SubmissionResult:
+    """Apply ``decisions`` to ``result`` (graded for ``assignment``) and write it everywhere;
+    returns the grade of record."""
     from autograder.results import gradebook as book
 
     final = decided.apply(result, decisions)
     out = course.autograded(final.student)
     save(final, out / RESULTS_JSON)
-    feedback_page.save(final, out / FEEDBACK_HTML)
-    grades_csv.write(saved_results(course), course.grades_csv())
+    feedback_page.save(final, out / FEEDBACK_HTML, assignment)
+    grades_csv.write(saved_results(course), course.grades_csv(), assignment)
     if gradebook and final.status != STATUS_ERROR:
-        book.record(course, [final], decisions=decisions)
+        book.record(course, [final], decisions=decisions, assignment=assignment)
     return final
 
 
@@ -44,16 +49,18 @@ def result_path(course: Course, student: str) -> Path:
     return course.autograded(student) / RESULTS_JSON
 
 
-def import_formgrader(course: Course, decisions: decided.Decisions) -> list[decided.PartDecision]:
+def import_formgrader(course: Course, decisions: decided.Decisions, *,
+                      assignment: Assignment) -> list[decided.PartDecision]:
     """Record as decisions the manual scores a TA entered in formgrader (``Grade.manual_score``)
-    that no decision speaks for yet; the basis is the saved result the TA was looking at.
-    Saves ``decisions.json`` when anything was added; returns what was."""
+    for the parts of ``assignment`` that no decision speaks for yet; the basis is the saved
+    result the TA was looking at. Saves ``decisions.json`` when anything was added; returns
+    what was."""
     from autograder.results.gradebook import manual_scores
 
     if not _may_hold_manual_scores(course):  # the common case, without importing nbgrader
         return []
     added = []
-    for (student, part), score in sorted(manual_scores(course).items()):
+    for (student, part), score in sorted(manual_scores(course, assignment=assignment).items()):
         entry = decisions.get(student, part)
         if entry is not None and entry.points == score:
             continue
@@ -90,11 +97,11 @@ def _may_hold_manual_scores(course: Course) -> bool:
 def with_decisions(course: Course, results: list[SubmissionResult],
                    decisions: decided.Decisions, policy: LatePolicy | None = None,
                    due_for: Callable[[str], datetime | None] = lambda student: None,
-                   ) -> list[SubmissionResult]:
-    """The batch's results as grades of record: each with its student's decisions and the
-    late policy (against that student's due date) applied; where that changes what was saved
-    (a decision, one no longer applying, a penalty), the student's results.json and
-    feedback.html are written again."""
+                   *, assignment: Assignment) -> list[SubmissionResult]:
+    """The batch's results (graded for ``assignment``) as grades of record: each with its
+    student's decisions and the late policy (against that student's due date) applied; where
+    that changes what was saved (a decision, one no longer applying, a penalty), the
+    student's results.json and feedback.html are written again."""
     policy = policy or LatePolicy()
     final = []
     for result in results:
@@ -110,7 +117,7 @@ def with_decisions(course: Course, results: list[SubmissionResult],
         if result.to_gradescope() != before:
             out = course.autograded(result.student)
             save(result, out / RESULTS_JSON)
-            feedback_page.save(result, out / FEEDBACK_HTML)
+            feedback_page.save(result, out / FEEDBACK_HTML, assignment)
         final.append(result)
     return final
 

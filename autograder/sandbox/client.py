@@ -8,10 +8,10 @@ the one that hung or crashed), and the other parts are graded as usual.
 
 The worker is untrusted (student code can replace its functions), so the
 protocol is strict: every send and receive has a deadline, every reply is
-checked against the shape declared below before anything reads it, and a
-reply that is not of that shape is a worker that misbehaved: it costs the
-submission's own call, like a crash. Student text in replies is made safe
-here, once (``autograder.results.safe_text``).
+decoded by the message classes both sides share (``autograder.untrusted.messages``)
+before anything reads it, and a reply that is not of their shape is a worker that
+misbehaved: it costs the submission's own call, like a crash. Student text in replies is
+made safe here, once (``autograder.results.safe_text``).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -30,11 +30,21 @@ from autograder.results.safe_text import INPUTS_HIDDEN, quotes_inputs, safe_text
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.zygote import Zygote, ZygoteError, kill_worker
 from autograder.untrusted import plain, protocol
-from autograder.untrusted.errors import MESSAGE_LIMIT, StudentError
+from autograder.untrusted.errors import MESSAGE_LIMIT, ErrorKind, StudentError
 from autograder.untrusted.isolation import FULL_ISOLATION, PYTHON_READABLE, WORKDIR
-from autograder.untrusted.loop_watch import STUDENT_FILE_PREFIX
+from autograder.untrusted.loop_watch import LoopKey
+from autograder.untrusted.messages import (
+    Call,
+    ErrorRecord,
+    Has,
+    Hello,
+    Reply,
+    RunCell,
+    StandInAnswer,
+    StandInCall,
+    decode_during_call,
+)
 
-ERROR_KINDS = frozenset({"missing", "raised", "timeout", "bad_output", "crashed"})
 MALFORMED = "the process running it sent a malformed reply (was the grader's worker tampered with?)"
 # A call's limit is timed by the worker itself, which then names the notebook function that
 # loops (autograder.untrusted.loop_watch); the grader's own deadline, this much later, is the
@@ -71,76 +81,49 @@ class IsolationError(RuntimeError):
     """The sandbox could not be set up as required: grading must not go on (fail closed)."""
 
 
+class GivenUp(NamedTuple):
+    """Why calls to a function are no longer attempted: it timed out or crashed (``kind``),
+    and the words for it (the message of every later ``StudentError`` for it)."""
+
+    kind: ErrorKind
+    why: str
+
+
 def _encode(source: str) -> bytes:
     """A cell's text as the payload of its message (any size the payload limit allows)."""
     return source.encode("utf-8", "surrogatepass")
 
 
-def _text(value: object, limit: int = 200) -> str:
-    if not isinstance(value, str):
-        raise protocol.ProtocolError("a text field is not text")
-    return safe_text(value, limit)
+def safe_error(error: ErrorRecord) -> ErrorRecord:
+    """A decoded error record with its student text made safe (``safe_text``), once. A
+    timeout's text is the grader's own (``GivenUp``): only its function keys are kept."""
+    if error.kind is ErrorKind.TIMEOUT:
+        return ErrorRecord(ErrorKind.TIMEOUT, loop=error.loop, stopped_in=error.stopped_in)
+    return replace(
+        error,
+        type_name=safe_text(error.type_name, 80),
+        message=safe_text(error.message, MESSAGE_LIMIT * 4),
+        bases=tuple(safe_text(base, 80) for base in error.bases),
+        function=safe_text(error.function, 80),
+    )
 
 
-def check_loop_key(key: object) -> tuple[str, int, str] | None:
-    """A notebook function's key, as ``loop_watch`` sends it (or None for none)."""
-    if key is None:
-        return None
-    if not (
-        isinstance(key, list) and len(key) == 3 and isinstance(key[0], str)
-        and key[0].startswith(STUDENT_FILE_PREFIX) and len(key[0]) <= 40
-        and type(key[1]) is int and isinstance(key[2], str) and len(key[2]) <= 200
-    ):
-        raise protocol.ProtocolError("a malformed function key")
-    return (key[0], key[1], key[2])
+def safe_reply(reply: Reply) -> Reply:
+    """A decoded reply with its error's text made safe."""
+    return reply if reply.error is None else replace(reply, error=safe_error(reply.error))
 
 
-def check_error(error: object) -> dict[str, Any]:
-    """A worker's error record, validated and made safe; ``ProtocolError`` otherwise."""
-    if not isinstance(error, dict) or error.get("kind") not in ERROR_KINDS:
-        raise protocol.ProtocolError("an error without a known kind")
-    bases = error.get("bases", [])
-    if not isinstance(bases, list) or len(bases) > 32:
-        raise protocol.ProtocolError("error bases are not a short list")
-    if error["kind"] == "timeout":
-        return {
-            "kind": "timeout",
-            "loop": check_loop_key(error.get("loop")),
-            "stopped_in": check_loop_key(error.get("stopped_in")),
-        }
-    return {
-        "kind": error["kind"],
-        "type_name": _text(error.get("type_name", ""), 80),
-        "message": _text(error.get("message", ""), MESSAGE_LIMIT * 4),
-        "bases": [_text(base, 80) for base in bases],
-        "function": _text(error.get("function", ""), 80),
-    }
+def check_reply(header: object, *, value: bool = False) -> Reply:
+    """A worker's reply, decoded (``Reply.decode``: ``ProtocolError`` for any other shape)
+    and its error's text made safe."""
+    return safe_reply(Reply.decode(header, value=value))
 
 
-def check_reply(reply: dict[str, Any], *, value: bool = False) -> dict[str, Any]:
-    """A reply to a request, validated: ``{"ok": bool, "output_bytes": int >= 0}`` plus an
-    ``error`` record when not ok, and a Boolean ``value`` for ``has``."""
-    if type(reply.get("ok")) is not bool:
-        raise protocol.ProtocolError("a reply without ok")
-    size = reply.get("output_bytes", 0)
-    if type(size) is not int or size < 0:
-        raise protocol.ProtocolError("output_bytes is not a count")
-    checked: dict[str, Any] = {"ok": reply["ok"], "output_bytes": size}
-    if not reply["ok"]:
-        checked["error"] = check_error(reply.get("error"))
-    elif value:
-        if type(reply.get("value")) is not bool:
-            raise protocol.ProtocolError("a has-reply without a Boolean value")
-        checked["value"] = reply["value"]
-    return checked
-
-
-def check_hello(hello: dict[str, Any]) -> tuple[list[str], str]:
-    """The worker's first message: the isolation steps applied, and why any failed."""
-    steps, failure = hello.get("isolation"), hello.get("isolation_error", "")
-    if hello.get("ok") is not True or not isinstance(steps, list) or len(steps) > 32:
-        raise protocol.ProtocolError("a malformed hello")
-    return [_text(step, 40) for step in steps], _text(failure, 300)
+def check_hello(header: object) -> Hello:
+    """A worker's first message, decoded, its text made safe."""
+    hello = Hello.decode(header)
+    return Hello(tuple(safe_text(step, 40) for step in hello.isolation),
+                 safe_text(hello.isolation_error, 300))
 
 # The worker's whole environment: nothing of the TA's (tokens, paths) reaches student code.
 WORKER_ENVIRONMENT = {
@@ -212,8 +195,8 @@ class SandboxStudent:
         self.report = SandboxReport()
         self.started = time.monotonic()
         self._skip: dict[int, str] = {}
-        self._given_up: dict[str, str] = {}  # function -> why calls to it are not attempted
-        self._loops: set[tuple[str, int, str]] = set()  # notebook functions known to loop
+        self._given_up: dict[str, GivenUp] = {}  # function -> why calls to it are not attempted
+        self._loops: set[LoopKey] = set()  # notebook functions known to loop
         self._scratch = tempfile.mkdtemp(prefix="h2-sandbox-")
         self._pid: int | None = None
         self._sock = None
@@ -223,9 +206,8 @@ class SandboxStudent:
 
     def has(self, name: str) -> bool:
         """Whether the submission defines a callable ``name``."""
-        header, _ = self._request({"op": "has", "name": name}, b"", name,
-                                  self.limits.call_timeout, value=True)
-        return header["value"]
+        reply, _ = self._request(Has(name), b"", name, self.limits.call_timeout, value=True)
+        return bool(reply.value)
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Call ``name`` in the worker with plain copies of the arguments."""
@@ -239,11 +221,6 @@ class SandboxStudent:
         """The building blocks answered by a stand-in since the last call of this method."""
         used, self._stood_in = tuple(sorted(self._stood_in)), set()
         return used
-
-    @property
-    def cell_errors(self) -> list[StudentError]:
-        """Errors of the cells that ran, as in Jupyter's output."""
-        return [cell.error for cell in self.report.cells if cell.error is not None]
 
     def close(self) -> None:
         """Kill the worker and everything it started; remove its scratch space. With
@@ -268,23 +245,20 @@ class SandboxStudent:
     def _call(self, name: str, args: tuple, kwargs: dict, *, readonly: bool) -> Any:
         payload = plain.encode((list(args), kwargs))
         try:
-            header, data = self._call_once(name, payload, (*args, *kwargs.values()), readonly)
+            _, data = self._call_once(name, payload, (*args, *kwargs.values()), readonly)
         except _BlockGaveOut:  # once more, with the grader standing in for that block
-            header, data = self._call_once(name, payload, (*args, *kwargs.values()), readonly)
+            _, data = self._call_once(name, payload, (*args, *kwargs.values()), readonly)
         try:
             return plain.decode(data)
         except Exception as error:  # noqa: BLE001 - untrusted bytes
-            raise StudentError("bad_output", "PlainDataError", str(error), function=name) from None
+            raise StudentError(ErrorKind.BAD_OUTPUT, "PlainDataError", str(error),
+                               function=name) from None
 
     def _call_once(
         self, name: str, payload: bytes, arguments: Sequence[Any], readonly: bool,
-    ) -> tuple[dict, bytes]:
-        request: dict[str, Any] = {"op": "call", "name": name, "readonly": readonly}
-        if self._loops:
-            request["stop_on"] = sorted(self._loops)
-        standing_in = self._standing_in(name)
-        if standing_in:
-            request["stand_in"] = standing_in
+    ) -> tuple[Reply, bytes]:
+        request = Call(name, readonly, stop_on=tuple(sorted(self._loops)),
+                       stand_in=tuple(self._standing_in(name)))
         return self._request(request, payload, name, self.limits.call_timeout,
                              arguments=arguments)
 
@@ -294,9 +268,9 @@ class SandboxStudent:
         return sorted(block for block in self._given_up if block in self.stand_in_names
                       and block != name)
 
-    def _answer(self, request: dict[str, Any], data: bytes, allowed: Sequence[str]) -> None:
+    def _answer(self, request: StandInCall, data: bytes, allowed: Sequence[str]) -> None:
         """Answer a stand-in's call from the worker (``ProtocolError`` for one not allowed)."""
-        block = request.get("name")
+        block = request.name
         if block not in allowed:
             raise protocol.ProtocolError("a stand-in call that was not offered")
         try:
@@ -310,103 +284,105 @@ class SandboxStudent:
             if _size(args) + _size(kwargs) > MAX_STAND_IN_ELEMENTS:
                 raise MemoryError("the grader stands in for this function on small inputs only")
             self._stood_in.add(block)  # answered (the answer may be the reference's error)
-            reply, payload = {"ok": True}, plain.encode(self.stand_in(block, args, kwargs))
+            answer, payload = StandInAnswer(True), plain.encode(self.stand_in(block, args, kwargs))
         except Exception as error:  # noqa: BLE001 - the right answer is an error (a masked row)
-            reply = {"ok": False, "type_name": type(error).__name__,
-                     "message": safe_text(str(error), 200)}
+            answer = StandInAnswer(False, type(error).__name__, safe_text(str(error), 200))
             payload = b""
-        protocol.send(self._sock, reply, payload, time.monotonic() + self.limits.call_timeout)
+        protocol.send(self._sock, answer.encode(), payload,
+                      time.monotonic() + self.limits.call_timeout)
 
-    def _student_error(self, error: dict[str, Any], arguments: Sequence[Any] = ()) -> StudentError:
+    def _student_error(self, error: ErrorRecord, arguments: Sequence[Any] = ()) -> StudentError:
         """A validated error record as a ``StudentError``, with nothing of the grader's
         world in its message: no private path, no quoted hidden input. The worker's own
         folder reads as ``WORKDIR`` whatever the isolation (without a minimal root it is a
         scratch folder of this machine): a missing file is the student's, named as in
         their folder, not a grading machine's path to flag."""
-        message = error["message"]
+        message = error.message
         for scratch in sorted({self._scratch, os.path.realpath(self._scratch)}, key=len,
                               reverse=True):
             message = message.replace(scratch, WORKDIR)
         message = without_paths(message, self.private_paths)
         if arguments and quotes_inputs(message, arguments):
             message = INPUTS_HIDDEN
-        return StudentError.from_dict({**error, "message": message})
+        return replace(error, message=message).to_student_error()
+
+    def _give_up(self, name: str, kind: ErrorKind, why: str) -> StudentError:
+        """Attempt no more calls of ``name``; the error of this call and of every later one."""
+        self._given_up[name] = GivenUp(kind, why)
+        return StudentError(kind, message=why, function=name)
 
     def _request(
-        self, header: dict, payload: bytes, name: str, timeout: float, *,
+        self, request: Has | Call, payload: bytes, name: str, timeout: float, *,
         value: bool = False, arguments: Sequence[Any] = (),
-    ) -> tuple[dict, bytes]:
+    ) -> tuple[Reply, bytes]:
         """One round trip; every failure becomes a ``StudentError`` for ``name``."""
         if name in self._given_up:
-            raise StudentError(
-                "timeout" if "stopped after" in self._given_up[name] else "crashed",
-                message=self._given_up[name],
-                function=name,
-            )
+            given_up = self._given_up[name]
+            raise StudentError(given_up.kind, message=given_up.why, function=name)
         if self._sock is None:
             self._restart(f"`{name}`")
         left = self.limits.submission_timeout - (time.monotonic() - self.started)
         if left <= 0:
             raise StudentError(
-                "timeout", message="the time for this submission ran out", function=name
+                ErrorKind.TIMEOUT, message="the time for this submission ran out", function=name
             )
         limit = min(timeout, left)
         deadline = time.monotonic() + limit
-        if header.get("op") == "call":
-            header = {**header, "limit": limit}
+        offered: tuple[str, ...] = ()
+        if isinstance(request, Call):
+            request = replace(request, limit=limit)
             deadline += WATCH_GRACE
+            offered = request.stand_in
         why = f"stopped after {timeout:g} s: an endless loop?"
-        offered = header.get("stand_in", [])
         try:
-            protocol.send(self._sock, header, payload, deadline)
-            reply, data = protocol.recv(self._sock, deadline)
-            for _ in range(MAX_STAND_IN_CALLS):
-                if reply.get("op") != "stand_in":
+            protocol.send(self._sock, request.encode(), payload, deadline)
+            header, data = protocol.recv(self._sock, deadline)
+            for answered in range(MAX_STAND_IN_CALLS + 1):
+                message = decode_during_call(header, value=value)
+                if isinstance(message, Reply):
                     break
-                self._answer(reply, data, offered)
-                reply, data = protocol.recv(self._sock, deadline)
-            reply = check_reply(reply, value=value)
+                if answered == MAX_STAND_IN_CALLS:
+                    raise protocol.ProtocolError("too many stand-in calls")
+                self._answer(message, data, offered)
+                header, data = protocol.recv(self._sock, deadline)
+            reply = safe_reply(message)
         except protocol.ChannelTimeout:
             self._lose_worker(f"`{name}` did not finish in time ({why})")
-            self._given_up[name] = why
-            raise StudentError("timeout", message=why, function=name) from None
+            raise self._give_up(name, ErrorKind.TIMEOUT, why) from None
         except protocol.ProtocolError:
             self._lose_worker(f"`{name}`: {MALFORMED}")
-            self._given_up[name] = MALFORMED
-            raise StudentError("crashed", message=MALFORMED, function=name) from None
+            raise self._give_up(name, ErrorKind.CRASHED, MALFORMED) from None
         except (protocol.ChannelClosed, OSError):
             why = "os._exit, a fatal error or the memory limit"
             self._lose_worker(f"`{name}` ended the process running it ({why})")
-            self._given_up[name] = why
-            raise StudentError("crashed", message=why, function=name) from None
-        self.report.output_bytes = max(self.report.output_bytes, reply["output_bytes"])
-        if not reply["ok"] and reply["error"]["kind"] == "timeout":
-            self._timed_out(name, why, reply["error"])
-        if not reply["ok"]:
-            error = reply["error"]
-            raise self._student_error({**error, "function": error["function"] or name}, arguments)
+            raise self._give_up(name, ErrorKind.CRASHED, why) from None
+        self.report.output_bytes = max(self.report.output_bytes, reply.output_bytes)
+        error = reply.error
+        if error is not None and error.kind is ErrorKind.TIMEOUT:
+            self._timed_out(name, why, error)
+        if error is not None:
+            raise self._student_error(replace(error, function=error.function or name), arguments)
         return reply, data
 
-    def _timed_out(self, name: str, why: str, error: dict[str, Any]) -> None:
+    def _timed_out(self, name: str, why: str, error: ErrorRecord) -> None:
         """The worker timed the call out itself and ended: the same outcome as the grader's
         own deadline, reached sooner when the call entered a function known to loop."""
-        if error["loop"] is not None:
-            self._loops.add(error["loop"])
-            block = error["loop"][2]
+        if error.loop is not None:
+            self._loops.add(error.loop)
+            block = error.loop[2]
             if block != name and block in self.stand_in_names and block not in self._given_up:
                 # A building block loops inside this call: it is the block that pays, and the
                 # call is made again with the grader standing in for it.
                 self._lose_worker(f"`{block}` did not finish in time ({why})")
-                self._given_up[block] = why
+                self._given_up[block] = GivenUp(ErrorKind.TIMEOUT, why)
                 raise _BlockGaveOut(block)
-        inner = error["stopped_in"]
+        inner = error.stopped_in
         if inner is not None and inner[2] != name:
             self._lose_worker(f"`{name}` was stopped at once: it calls `{inner[2]}`, which "
                               "already ran out of time earlier (an endless loop?)")
         else:
             self._lose_worker(f"`{name}` did not finish in time ({why})")
-        self._given_up[name] = why
-        raise StudentError("timeout", message=why, function=name) from None
+        raise self._give_up(name, ErrorKind.TIMEOUT, why) from None
 
     def _start(self) -> None:
         """Fork a worker and run every cell not known to hang or crash it."""
@@ -438,7 +414,7 @@ class SandboxStudent:
                 continue
             try:
                 cell_deadline = time.monotonic() + timeout
-                protocol.send(self._sock, {"op": "cell", "index": index}, _encode(source),
+                protocol.send(self._sock, RunCell(index).encode(), _encode(source),
                               deadline=cell_deadline)
                 reply = check_reply(protocol.recv(self._sock, cell_deadline)[0])
             except protocol.ChannelTimeout:
@@ -448,7 +424,7 @@ class SandboxStudent:
             except (protocol.ChannelClosed, OSError):
                 self._skip[index] = "it ended the process running it (crash, exit or memory limit)"
             else:
-                error = None if reply["ok"] else self._student_error(reply["error"])
+                error = None if reply.error is None else self._student_error(reply.error)
                 self.report.cells.append(CellOutcome(index, error=error))
                 continue
             self._kill()
@@ -466,7 +442,7 @@ class SandboxStudent:
         }
         try:
             self._pid, self._sock = self.zygote.fork(config)
-            steps, failure = check_hello(protocol.recv(self._sock, time.monotonic() + 30)[0])
+            hello = check_hello(protocol.recv(self._sock, time.monotonic() + 30)[0])
         except (
             ZygoteError,
             protocol.ChannelClosed,
@@ -475,6 +451,7 @@ class SandboxStudent:
         ) as error:
             self._kill()
             raise ZygoteError(f"could not start a sandboxed worker: {error}") from None
+        steps, failure = list(hello.isolation), hello.isolation_error
         self.report.isolation = [step for step in steps if step != PYTHON_READABLE]
         missing = [step for step in FULL_ISOLATION if step not in steps]
         if missing and self.isolate and not self.allow_weaker:
@@ -504,7 +481,7 @@ class SandboxStudent:
     def _restart(self, who: str) -> None:
         if self.report.restarts >= self.limits.max_restarts:
             raise StudentError(
-                "crashed", message="too many crashes; not run", function=who.strip("`")
+                ErrorKind.CRASHED, message="too many crashes; not run", function=who.strip("`")
             )
         self.report.restarts += 1
         self._spawn()
@@ -513,7 +490,7 @@ class SandboxStudent:
                 continue
             try:
                 deadline = time.monotonic() + self.limits.cell_timeout
-                protocol.send(self._sock, {"op": "cell", "index": index}, _encode(source),
+                protocol.send(self._sock, RunCell(index).encode(), _encode(source),
                               deadline=deadline)
                 check_reply(protocol.recv(self._sock, deadline)[0])
             except (
@@ -524,7 +501,8 @@ class SandboxStudent:
             ):
                 self._kill()
                 raise StudentError(
-                    "crashed", message="the notebook could not be re-run", function=who.strip("`")
+                    ErrorKind.CRASHED, message="the notebook could not be re-run",
+                    function=who.strip("`"),
                 ) from None
 
     def _lose_worker(self, event: str) -> None:

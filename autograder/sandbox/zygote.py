@@ -2,11 +2,11 @@
 
 The zygote itself (``autograder.untrusted.zygote``) is a warm process that
 forks one worker per submission. Started once per grading process
-(``Zygote.start``), it imports numpy, torch
-and matplotlib and warms them up, but never imports anything trusted (no
-reference, no checks): a forked worker inherits only what the zygote holds.
-Forking then costs milliseconds instead of the 2-3 s of a fresh interpreter
-plus ``import torch``.
+(``Zygote.launch``), it imports the libraries the assignment names (its ``preload``,
+given on the zygote's command line as plain module names) and warms them up, but never
+imports anything trusted (no reference, no checks): a forked worker inherits only what
+the zygote holds. Forking then costs milliseconds instead of the 2-3 s of a fresh
+interpreter plus the assignment's imports (``import torch``).
 
 The trusted side sends a fork request and one end of a fresh socket pair
 (``SCM_RIGHTS``); the zygote forks, the child isolates itself and serves the
@@ -23,7 +23,10 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+
+from autograder.untrusted.zygote import command_line, module_names
 
 THREAD_ENV = {
     "OMP_NUM_THREADS": "1",
@@ -73,21 +76,19 @@ class Zygote:
         self.dying: list[tuple[int, int | None, str]] = []  # (pid, uid, scratch) killed, not reaped
 
     @classmethod
-    def start(cls, timeout: float = 60.0) -> Zygote:
-        """Start a zygote with one channel and wait until it is warm."""
-        return cls.launch()[0].wait_ready(timeout)
-
-    @classmethod
-    def launch(cls, channels: int = 1) -> list[Zygote]:
+    def launch(cls, channels: int = 1, *, preload: Sequence[str] = ()) -> list[Zygote]:
         """Start a zygote without waiting (warm other things meanwhile, then ``wait_ready``
-        on every handle). The first handle owns the process."""
+        on every handle). The first handle owns the process. ``preload``: the assignment's
+        module names, imported before the first fork (``ValueError`` for one that is not a
+        module name, or is the grader's own)."""
+        names = module_names(preload)  # before anything is started
         pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(channels)]
         env = zygote_environment()
         fds = [theirs.fileno() for _, theirs in pairs]
         log = env.get("H2_WORKER_STDERR")  # debugging the grader: the zygote's own errors too
         with open(log or os.devnull, "ab") as stderr:
             process = subprocess.Popen(
-                [sys.executable, "-m", "autograder.untrusted.zygote", *map(str, fds)],
+                [sys.executable, "-m", "autograder.untrusted.zygote", *command_line(names, fds)],
                 pass_fds=fds,
                 env=env,
                 cwd="/",
@@ -109,7 +110,8 @@ class Zygote:
         if ready != b"ready":
             if self.process is not None:
                 self.process.kill()
-            raise ZygoteError("the sandbox process did not start (is torch installed?)")
+            raise ZygoteError("the sandbox process did not start (is every module the "
+                              "assignment preloads installed? H2_WORKER_STDERR=FILE shows why)")
         self.control.settimeout(None)
         return self
 

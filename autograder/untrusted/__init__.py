@@ -5,7 +5,8 @@ anything loaded here, so nothing here may import anything trusted (the
 reference, the checks, the grading logic, the evidence verifier, the
 gradebook): ``tests/test_boundary.py`` checks the imports of every module and
 what a real forked worker has loaded. Whatever comes back from here is
-untrusted plain data (``plain``), and errors cross as plain dicts (``errors``).
+untrusted plain data (``plain``) in messages both sides decode strictly (``messages``);
+errors cross as records in them, their kinds spelled once (``errors.ErrorKind``).
 
 The trusted side drives it through ``autograder.sandbox``. This file stays
 empty so the zygote imports nothing it does not need.

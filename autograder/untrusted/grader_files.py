@@ -2,7 +2,7 @@
 
 The minimal root binds Python's installation read-only into every worker. Where the grader
 is installed into that Python (``pip install .``, a Dask worker's environment, a Gradescope
-image), its site-packages also hold the grader: the reference (``solutions``), the hidden
+image), its site-packages also hold the grader: the assignments' references, the hidden
 checks, the grading logic. This module finds them, once, in the zygote before it forks: the
 project's distribution is the one whose record names this very package (read from its
 ``.dist-info``/``.egg-info`` next to it on ``sys.path``, never from a list of names written
@@ -152,7 +152,7 @@ def find() -> GraderFiles:
                 if os.path.lexists(candidate):
                     paths.add(os.path.realpath(candidate))
     # A checkout or an unpacked zip on PYTHONPATH: the whole tree is the grader's (its
-    # instructor notebooks hold the solutions too).
+    # instructor notebooks hold the answers too).
     paths |= {root for root in source_roots if root not in shared
               and not root.endswith(("site-packages", "dist-packages"))}
     existing = sorted(p for p in paths if os.path.lexists(p))

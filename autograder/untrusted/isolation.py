@@ -173,7 +173,7 @@ def grader_files_shown(bound: list[str], files: grader_files.GraderFiles) -> dic
 def hide_grader_files(libc: ctypes.CDLL, new_root: str, bound: list[str]) -> None:
     """Hide every file of the grader that ``bound`` shows: in each folder that holds some,
     a read-only overlay whose top layer has a whiteout for each (the names do not exist for
-    student code, so ``import solutions`` fails instead of finding an empty folder). Where
+    student code, so importing a reference fails instead of finding an empty folder). Where
     overlayfs cannot be mounted, the folder is rebuilt without them (a tmpfs of bind
     mounts). The whiteouts are then covered by an empty tmpfs."""
     files = _grader_files if _grader_files is not None else grader_files.find()

@@ -1,10 +1,9 @@
 """Which student function loops, and stopping later calls into it at once (untrusted side).
 
-Without this, one endless loop in ``stable_softmax`` costs the per-call limit in every check
-that calls a function calling it (``scaled_dot_product_attention``, ``self_attention``,
-``cross_attention``, ``value_intervention``...): about 5 s each. Here the worker times its own
-call with ``SIGALRM``: halfway through the limit it notes the Python frames running, at the
-limit it looks again. The deepest notebook function whose frame was there both times is the
+Without this, one endless loop in a building block (a notebook function others call) costs
+the per-call limit in every check that calls a function calling it, directly or not: about
+5 s each. Here the worker times its own call with ``SIGALRM``: halfway through the limit it
+notes the Python frames running, at the limit it looks again. The deepest notebook function whose frame was there both times is the
 one that loops (a caller that merely calls a helper many times keeps its own frame, the
 helper's frames change). The worker reports it as a timeout, with that function's key, and
 exits, as it would have been killed. The grader sends the keys it was told back with every

@@ -68,6 +68,8 @@ def decode(data: bytes, *, readonly: bool = False) -> Any:
     if type(data) is not bytes or not data.startswith(MAGIC):
         raise PlainDataError("not an encoded plain value")
     start = len(MAGIC)
+    if len(data) < start + 4:
+        raise PlainDataError("corrupt header: too short")
     (header_len,) = struct.unpack(">I", data[start : start + 4])
     start += 4
     try:
@@ -88,11 +90,6 @@ def decode(data: bytes, *, readonly: bool = False) -> Any:
     if start != len(data):
         raise PlainDataError("trailing bytes after the last array")
     return _from_tree(header["tree"], arrays, depth=0)
-
-
-def roundtrip(value: object, *, readonly: bool = False) -> Any:
-    """``decode(encode(value))``: a plain, independent copy of ``value``."""
-    return decode(encode(value), readonly=readonly)
 
 
 def describe_type(value: object) -> str:
@@ -215,6 +212,8 @@ def _load_array(
 def _from_tree(node: Any, arrays: list[np.ndarray], depth: int) -> Any:
     if depth > MAX_DEPTH + 1:
         raise PlainDataError("header nested too deeply")
+    if type(node) is int and node.bit_length() > MAX_INT_BITS:
+        raise PlainDataError(f"integer wider than {MAX_INT_BITS} bits")
     if node is None or type(node) in (bool, int, float, str):
         return node
     if type(node) is not dict or len(node) != 1:
@@ -228,10 +227,13 @@ def _from_tree(node: Any, arrays: list[np.ndarray], depth: int) -> Any:
         if type(payload) is not int or not 0 <= payload < len(arrays):
             raise PlainDataError("corrupt array reference")
         return arrays[payload]
-    if tag == "$list":
-        return [_from_tree(item, arrays, depth + 1) for item in payload]
-    if tag == "$tuple":
-        return tuple(_from_tree(item, arrays, depth + 1) for item in payload)
+    if tag == "$list" or tag == "$tuple":
+        if type(payload) is not list:  # a string or a dict would be iterated item by item
+            raise PlainDataError(f"corrupt {tag[1:]}: its items are not a JSON array")
+        items = [_from_tree(item, arrays, depth + 1) for item in payload]
+        return items if tag == "$list" else tuple(items)
     if tag == "$dict":
+        if type(payload) is not dict:
+            raise PlainDataError("corrupt dict: its items are not a JSON object")
         return {key: _from_tree(item, arrays, depth + 1) for key, item in payload.items()}
-    raise PlainDataError(f"unknown header tag {tag!r}")
+    raise PlainDataError(f"unknown header tag {str(tag)[:40]!r}")

@@ -18,8 +18,20 @@ from typing import Any
 import numpy as np
 
 from autograder.untrusted import plain, protocol
-from autograder.untrusted.errors import StudentError, trim
+from autograder.untrusted.errors import ErrorKind, StudentError, trim
 from autograder.untrusted.loop_watch import LoopKey, LoopWatch
+from autograder.untrusted.messages import (
+    Call,
+    ErrorRecord,
+    Exit,
+    Has,
+    Hello,
+    Reply,
+    RunCell,
+    StandInAnswer,
+    StandInCall,
+    decode_request,
+)
 from autograder.untrusted.notebook_code import to_python
 from autograder.untrusted.seeding import seed_everything
 
@@ -54,8 +66,6 @@ class BoundedSink(io.TextIOBase):
         return len(text)
 
 
-def _error(exc: BaseException, function: str = "") -> dict[str, Any]:
-    return StudentError.from_exception(exc, function=function).to_dict()
 
 
 class Worker:
@@ -73,78 +83,81 @@ class Worker:
         """Answer requests until told to exit or the channel closes."""
         sys.stdout = sys.stderr = self.sink
         warnings.simplefilter("ignore")
-        protocol.send(
-            self.sock, {"ok": True, "isolation": self.applied, "isolation_error": self.failure}
-        )
+        protocol.send(self.sock, Hello(tuple(self.applied), self.failure).encode())
         while True:
             try:
                 header, payload = protocol.recv(self.sock)
             except (protocol.ChannelClosed, protocol.ProtocolError):
                 return
-            op = header.get("op")
-            if op == "exit":
-                return
-            handler = {"cell": self.run_cell, "has": self.has, "call": self.call}.get(op)
-            if handler is None:
-                protocol.send(
-                    self.sock,
-                    {"ok": False, "error": {"kind": "crashed", "message": f"unknown op {op!r}"}},
-                )
-                continue
-            reply, data = handler(header, payload)
-            reply["output_bytes"] = self.sink.size
-            protocol.send(self.sock, reply, data)
+            try:
+                request = decode_request(header)
+            except protocol.ProtocolError as error:
+                reply, data = self.failed(ErrorRecord(ErrorKind.CRASHED, message=str(error))), b""
+            else:
+                if isinstance(request, Exit):
+                    return
+                if isinstance(request, RunCell):
+                    reply, data = self.run_cell(request, payload)
+                elif isinstance(request, Has):
+                    reply, data = self.has(request)
+                else:
+                    reply, data = self.call(request, payload)
+            protocol.send(self.sock, reply.encode(), data)
 
-    def run_cell(self, header: dict, payload: bytes) -> tuple[dict, bytes]:
+    def done(self) -> Reply:
+        """An ok reply (built once the request is done: it counts the output so far)."""
+        return Reply(True, self.sink.size)
+
+    def failed(self, error: ErrorRecord | BaseException, function: str = "") -> Reply:
+        """A reply that is not ok: for ``error``, or for what the student's code raised."""
+        if isinstance(error, BaseException):
+            error = ErrorRecord.of(StudentError.from_exception(error, function=function))
+        return Reply.failed(error, self.sink.size)
+
+    def run_cell(self, request: RunCell, payload: bytes) -> tuple[Reply, bytes]:
         try:
             source = payload.decode("utf-8", "surrogatepass")
-            code = compile(to_python(source), f"<cell {header['index']}>", "exec")
+            code = compile(to_python(source), f"<cell {request.index}>", "exec")
             with np.errstate(all="ignore"):
                 exec(code, self.namespace)
         except BaseException as exc:  # noqa: BLE001 - a failing cell is data, as in Jupyter
-            return {"ok": False, "error": _error(exc)}, b""
-        return {"ok": True}, b""
+            return self.failed(exc), b""
+        return self.done(), b""
 
-    def has(self, header: dict, payload: bytes) -> tuple[dict, bytes]:
-        return {"ok": True, "value": callable(self.namespace.get(header["name"]))}, b""
+    def has(self, request: Has) -> tuple[Reply, bytes]:
+        return Reply(True, self.sink.size, value=callable(self.namespace.get(request.name))), b""
 
-    def call(self, header: dict, payload: bytes) -> tuple[dict, bytes]:
-        name = header["name"]
+    def call(self, request: Call, payload: bytes) -> tuple[Reply, bytes]:
+        name = request.name
         function = self.namespace.get(name)
         if not callable(function):
-            return {"ok": False, "error": {"kind": "missing", "function": name}}, b""
+            return self.failed(ErrorRecord(ErrorKind.MISSING, function=name)), b""
         try:
-            args, kwargs = plain.decode(payload, readonly=bool(header.get("readonly")))
-            limit = float(header.get("limit", 0))
-            stop_on = {(str(f), int(n), str(c)) for f, n, c in header.get("stop_on", [])}
-            replaced = self._stand_in(header.get("stand_in", []))
+            args, kwargs = plain.decode(payload, readonly=request.readonly)
+            replaced = self._stand_in(request.stand_in)
             seed_everything()
             try:
                 with np.errstate(all="ignore"):
-                    result = self.watch.run(name, limit, stop_on, lambda: function(*args, **kwargs))
+                    result = self.watch.run(name, request.limit, set(request.stop_on),
+                                            lambda: function(*args, **kwargs))
             finally:
                 self._restore(replaced)
         except BaseException as exc:  # noqa: BLE001 - any student failure is data
-            return {"ok": False, "error": _error(exc, function=name)}, b""
+            return self.failed(exc, function=name), b""
         try:
-            return {"ok": True}, plain.encode(result)
+            data = plain.encode(result)
         except BaseException as exc:  # noqa: BLE001 - not plain data, or a hostile object
-            return {
-                "ok": False,
-                "error": {
-                    "kind": "bad_output",
-                    "type_name": type(exc).__name__,
-                    "message": str(exc)[:300],
-                    "function": name,
-                },
-            }, b""
+            return self.failed(ErrorRecord(
+                ErrorKind.BAD_OUTPUT, type_name=type(exc).__name__, message=str(exc)[:300],
+                function=name,
+            )), b""
+        return self.done(), data
 
-    def _stand_in(self, names: list) -> dict[str, Any]:
+    def _stand_in(self, names: tuple[str, ...]) -> dict[str, Any]:
         """Put the grader's stand-ins in place of the notebook functions ``names`` (building
         blocks that hung or crashed earlier) for one call; returns what they replaced."""
         replaced = {}
         for name in names:
-            name = str(name)
             if callable(self.namespace.get(name)):
                 replaced[name] = self.namespace[name]
                 self.namespace[name] = self._answered_by_grader(name)
@@ -159,12 +172,16 @@ class Worker:
         sock = self.sock
 
         def stand_in(*args: Any, **kwargs: Any) -> Any:
-            protocol.send(sock, {"op": "stand_in", "name": name}, plain.encode((list(args), kwargs)))
-            reply, data = protocol.recv(sock)
-            if reply.get("ok") is True:
+            protocol.send(sock, StandInCall(name).encode(), plain.encode((list(args), kwargs)))
+            header, data = protocol.recv(sock)
+            try:
+                answer = StandInAnswer.decode(header)
+            except protocol.ProtocolError:
+                raise StandInUnavailable("the grader's answer was malformed") from None
+            if answer.ok:
                 return plain.decode(data)
-            kind = STAND_IN_ERRORS.get(str(reply.get("type_name")), StandInUnavailable)
-            raise kind(trim(str(reply.get("message", ""))))
+            kind = STAND_IN_ERRORS.get(answer.type_name, StandInUnavailable)
+            raise kind(trim(answer.message))
 
         stand_in.__name__ = stand_in.__qualname__ = name
         return stand_in
@@ -172,12 +189,8 @@ class Worker:
     def report_timeout(self, name: str, looping: LoopKey | None, stopped_in: LoopKey | None) -> None:
         """The call of ``name`` ran out of time (``looping``: the function that loops), or
         entered ``stopped_in``, known to loop: say so and end, as a killed worker would."""
-        error = {"kind": "timeout", "function": name, "message": ""}
-        if looping is not None:
-            error["loop"] = list(looping)
-        if stopped_in is not None:
-            error["stopped_in"] = list(stopped_in)
+        error = ErrorRecord(ErrorKind.TIMEOUT, function=name, loop=looping, stopped_in=stopped_in)
         try:
-            protocol.send(self.sock, {"ok": False, "error": error, "output_bytes": self.sink.size})
+            protocol.send(self.sock, self.failed(error).encode())
         finally:
             os._exit(0)

@@ -1,12 +1,13 @@
 """The zygote process: warm, and forks one worker per submission (untrusted side).
 
 Started by ``autograder.sandbox.zygote.Zygote`` (``python -m
-autograder.untrusted.zygote FD...``), it imports numpy, torch and matplotlib and
-warms them up, but never imports anything trusted (no reference, no checks, no
-grading logic; ``tests/test_boundary.py`` proves it): a forked worker inherits
-only what the zygote holds.
-Forking then costs milliseconds instead of the 2-3 s of a fresh interpreter
-plus ``import torch``.
+autograder.untrusted.zygote --preload NAME,... FD...``), it imports the modules the
+assignment names (its ``preload``: plain module names, checked here and by the grader)
+and the engine's own (``ENGINE_PRELOAD``), warms up the libraries among them, but never
+imports anything trusted (no reference, no checks, no grading logic;
+``tests/test_boundary.py`` proves it): a forked worker inherits only what the zygote holds.
+Forking then costs milliseconds instead of the 2-3 s of a fresh interpreter plus the
+assignment's imports (``import torch``).
 
 The trusted side sends a fork request and one end of a fresh socket pair
 (``SCM_RIGHTS``); the zygote forks, the child isolates itself and serves the
@@ -17,36 +18,106 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import sys
+from collections.abc import Callable, Iterable, Sequence
 
-PRELOAD = (
-    "numpy", "numpy.random", "torch", "torch.nn.functional", "matplotlib.pyplot", "json", "math",
-    "pyseccomp",
-    "IPython.core.inputtransformer2",
-)
+PRELOAD_OPTION = "--preload"
+# What the engine itself needs in every worker, whatever the assignment: NumPy (the wire
+# format; numpy.random for the seeds set before every call), the system-call filter, and the
+# notebook-code translator.
+ENGINE_PRELOAD = ("numpy", "numpy.random", "pyseccomp", "IPython.core.inputtransformer2")
+MAX_PRELOAD = 64
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 
 
-def _warm_up() -> None:
-    """Run each library once so its lazy initialisation happens before forking."""
-    import matplotlib.pyplot as plt
-    import numpy as np
+def module_names(names: Iterable[object]) -> tuple[str, ...]:
+    """``names`` checked to be importable module names (``ValueError`` otherwise), not the
+    grader's own (the zygote imports what it needs of ``autograder.untrusted`` itself, and
+    nothing else of it may reach a worker)."""
+    checked = []
+    for name in names:
+        if type(name) is not str or len(name) > 200 or not _MODULE_NAME.match(name):
+            raise ValueError(f"preload: {str(name)[:80]!r} is not a module name")
+        if name.split(".")[0] == "autograder":
+            raise ValueError(f"preload: {name!r} is the grader's own module, never preloaded")
+        checked.append(name)
+    if len(checked) > MAX_PRELOAD:
+        raise ValueError(f"preload: more than {MAX_PRELOAD} modules")
+    return tuple(checked)
+
+
+def command_line(preload: Sequence[str], control_fds: Sequence[int]) -> list[str]:
+    """The zygote's arguments: the assignment's preloads (plain, checked names) and the
+    control channels' file descriptors."""
+    return [PRELOAD_OPTION, ",".join(module_names(preload)), *map(str, control_fds)]
+
+
+def parse_command_line(argv: Sequence[str]) -> tuple[tuple[str, ...], list[int]]:
+    """Inverse of ``command_line``: (preloads, control fds); ``ValueError`` for anything
+    else."""
+    if len(argv) < 2 or argv[0] != PRELOAD_OPTION:
+        raise ValueError(f"usage: {PRELOAD_OPTION} NAME,... FD...")
+    names = module_names(argv[1].split(",")) if argv[1] else ()
+    return names, [int(fd) for fd in argv[2:]]
+
+
+def imports(preload: Sequence[str]) -> tuple[str, ...]:
+    """Everything the zygote imports before forking: the assignment's ``preload``, in its
+    order, then the engine's own needs."""
+    return tuple(dict.fromkeys([*preload, *ENGINE_PRELOAD]))
+
+
+def _warm_torch() -> None:
     import torch
     import torch.nn.functional as F
 
     torch.set_num_threads(1)
+    # Products, softmax and the fused scaled-dot-product kernel initialise lazily on first use.
     x = torch.zeros(1, 2, 3, dtype=torch.float64)
     F.scaled_dot_product_attention(x, x, x, attn_mask=torch.ones(2, 2, dtype=torch.bool))
     F.scaled_dot_product_attention(x.float(), x.float(), x.float())
-    np.linalg.norm(np.ones((3, 3)) @ np.ones((3, 3)))
-    # numpy imports numpy.random lazily: without this, every worker's first seeded call would
-    # import it (about 7 ms per submission).
+
+
+def _warm_numpy() -> None:
+    import numpy as np
+
+    np.linalg.norm(np.ones((3, 3)) @ np.ones((3, 3)))  # BLAS and linalg initialise lazily
+
+
+def _warm_pyplot() -> None:
+    import matplotlib.pyplot as plt
+
+    plt.figure()
+    plt.close("all")
+
+
+# A library's warm-up, run only when the assignment preloads it (or one of its submodules):
+# the zygote never imports a library the assignment did not ask for.
+WARM_UPS: dict[str, Callable[[], None]] = {
+    "torch": _warm_torch,
+    "numpy": _warm_numpy,
+    "matplotlib.pyplot": _warm_pyplot,
+}
+
+
+def warm_ups(preload: Sequence[str]) -> list[str]:
+    """The libraries of ``WARM_UPS`` that ``preload`` names, itself or by a submodule."""
+    return [library for library in WARM_UPS
+            if any(name == library or name.startswith(library + ".") for name in preload)]
+
+
+def _warm_up(preload: Sequence[str]) -> None:
+    """Run each preloaded library once so its lazy initialisation happens before forking."""
+    for library in warm_ups(preload):
+        WARM_UPS[library]()
+    # The engine's own: numpy imports numpy.random lazily; without this, every worker's first
+    # seeded call would import it (about 7 ms per submission).
     from autograder.untrusted.seeding import seed_everything
 
     seed_everything()
-    plt.figure()
-    plt.close("all")
 
 
 HUGE_PAGE = 2 << 20
@@ -183,8 +254,9 @@ def _fork_direct(direct: object, controls: list, config: dict, sock: socket.sock
     return pid
 
 
-def main(control_fds: list[int]) -> None:
-    """The zygote's loop: fork a worker per request, on any channel, until all are closed."""
+def main(control_fds: list[int], preload: Sequence[str] = ()) -> None:
+    """The zygote's loop: fork a worker per request, on any channel, until all are closed.
+    ``preload``: the assignment's modules, imported (and warmed up) before the first fork."""
     import gc
     import importlib
     import select
@@ -194,12 +266,12 @@ def main(control_fds: list[int]) -> None:
     # traversed again, here or in a worker (whose collections would otherwise touch, and so
     # copy, every page that holds one).
     gc.disable()
-    for name in PRELOAD:
+    for name in imports(preload):
         importlib.import_module(name)
     # Imported now so that workers never need to read files from the repository.
     importlib.import_module("autograder.untrusted.isolation")
     importlib.import_module("autograder.untrusted.worker")
-    _warm_up()
+    _warm_up(preload)
     gc.freeze()
     gc.enable()
     try:
@@ -258,4 +330,5 @@ def main(control_fds: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    main([int(fd) for fd in sys.argv[1:]])
+    preloads, fds = parse_command_line(sys.argv[1:])
+    main(fds, preloads)

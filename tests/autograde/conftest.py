@@ -38,10 +38,10 @@ ASSIGNMENT = SPEC.name
 def sandbox() -> Iterator[tuple[object, int]]:
     """A zygote and a leased sandbox uid for the tests that drive ``SandboxStudent`` directly."""
     from autograder.sandbox.uids import UidLease
-    from autograder.sandbox.zygote import Zygote
+    from tests.support.wire import start_zygote
 
     lease = UidLease.acquire()
-    zygote = Zygote.start()
+    zygote = start_zygote()
     yield zygote, lease.uid
     zygote.close()
     lease.release()

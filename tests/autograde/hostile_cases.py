@@ -26,16 +26,16 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.authoring import sample_cohort as cohort
-from autograder.authoring.release import SOURCE_DIR
 from autograder.authoring.sync import grade_id
 from autograder.batch.engine import BatchOptions, BatchSummary
+from autograder.bundles.h2_attention import samples as cohort
 from autograder.sandbox.limits import Limits
 from autograder.spec import REPO, SPEC
 
 ASSIGNMENT = SPEC.name
 
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"
+SOURCE_DIR = SPEC.source_dir
 LIMITS = Limits(cell_timeout=3, call_timeout=2, notebook_timeout=30)
 JOBS = 2
 SANDBOX_UIDS = range(61000, 62000)  # autograder.sandbox: first sandbox uid and how many
@@ -465,7 +465,7 @@ SOFTMAX_ONLY = ("stable_softmax",)  # wrong values: carried forward, charged onc
 # nothing is carried forward from it (issue 25), so they lose points as well.
 CONSTANT_SOFTMAX = CALLERS["stable_softmax"]
 # Every submission's evidence file is the reference's (write_submission): code that does not
-# compute those numbers loses the sections it does not reproduce (autograder.grading.provenance).
+# compute those numbers loses the sections it does not reproduce (autograder.bundles.h2_attention.provenance).
 NOT_REPRODUCED = ("evidence",)
 NOT_REPRODUCED_MESSAGE = "do not reproduce"
 NO_CODE_MESSAGE = "no notebook of yours could be run"

@@ -16,8 +16,8 @@ from pathlib import Path
 import nbformat
 from hostile_cases import NOTEBOOK, Context, Expect, Hostile
 
-from autograder.authoring import sample_cohort as cohort
-from autograder.evidence import LIMITATION_POINTS, LIMITATION_REVIEW_POINTS
+from autograder.bundles.h2_attention import samples as cohort
+from autograder.bundles.h2_attention.evidence import LIMITATION_POINTS, LIMITATION_REVIEW_POINTS
 
 # Word for word from the release notebook (tests/evidence/test_limitation.py proves it).
 CLOSING_CELL = (

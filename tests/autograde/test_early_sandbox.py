@@ -44,7 +44,7 @@ def test_a_discarded_zygote_is_ended_at_once():
 
 def test_a_batch_with_nothing_to_grade_ends_the_sandbox_it_was_given(tmp_path: Path):
     options = BatchOptions(jobs=2, progress=False, write_gradebook=False)
-    sandbox = launch_sandbox(options)
+    sandbox = launch_sandbox(options, SPEC)
     assert sandbox is not None and len(sandbox) == 2
     summary = grade_course(Course(tmp_path, SPEC.name), [], options, sandbox)
     assert summary.results == []
@@ -54,7 +54,7 @@ def test_a_batch_with_nothing_to_grade_ends_the_sandbox_it_was_given(tmp_path: P
 def test_a_batch_for_a_cluster_starts_no_local_sandbox():
     from autograder.batch.cluster.choice import parse_cluster
 
-    assert launch_sandbox(BatchOptions(cluster=parse_cluster("dask-local:1"))) is None
+    assert launch_sandbox(BatchOptions(cluster=parse_cluster("dask-local:1")), SPEC) is None
 
 
 def test_the_command_launches_the_zygote_before_it_imports_the_grader(tmp_path: Path):
@@ -70,12 +70,13 @@ from autograder.batch import command
 heavy = ("numpy", "torch", "nbformat", "pytest", "nbgrader", "autograder.batch.engine",
          "autograder.grading.grade_one")
 seen = {{}}
-def launch_sandbox(options):
+def launch_sandbox(options, assignment):
     seen["loaded at launch"] = [name for name in heavy if name in sys.modules]
     return None
 command.launch_sandbox = launch_sandbox
 from autograder.cli import main
-seen["exit"] = main(["autograde", "--root", {str(tmp_path / "no-course")!r}, "--no-progress"])
+seen["exit"] = main(["autograde", {SPEC.name!r}, "--root", {str(tmp_path / "no-course")!r},
+                     "--no-progress"])
 seen["loaded after"] = [name for name in heavy if name in sys.modules]
 print(json.dumps(seen))
 """

@@ -22,9 +22,9 @@ import autograder.bundles.h2_attention.checks
 import solutions
 from autograder.sandbox.client import SandboxStudent
 from autograder.sandbox.uids import UidLease
-from autograder.sandbox.zygote import Zygote
 from autograder.untrusted import grader_files, isolation
 from tests.support.reference_attack import probe_cell
+from tests.support.wire import cell_errors, start_zygote
 
 PACKAGE_DIRS = [Path(p).resolve() for p in autograder.__path__]
 
@@ -79,10 +79,10 @@ def test_student_code_reaches_nothing_of_the_grader_in_the_sandbox():
         "    import os\n"
         "    return {p: sorted(os.listdir(p)) for p in paths if os.path.isdir(p)}\n")
     lease = UidLease.acquire()
-    zygote = Zygote.start()
+    zygote = start_zygote()
     try:
         with SandboxStudent([cell], zygote, uid=lease.uid) as student:
-            assert student.cell_errors == []
+            assert cell_errors(student) == []
             assert "minimal-root" in student.report.isolation
             found = student.call("_reference_sources", real_files)
             listed = student.call("listed", [str(p) for p in PACKAGE_DIRS])

@@ -189,7 +189,7 @@ def test_grader_files_are_unchanged_by_submissions(hostile_batch: HostileBatch) 
 
 def test_hung_cell_is_named_like_a_raising_cell(hostile_batch: HostileBatch) -> None:
     """Both notes name a cell as the student finds it in Jupyter (which numbers no cells):
-    by its first line (``grade_one.cell_name``)."""
+    by its first line (``cells.cell_name``)."""
     raising = hostile_batch.result(student_of(_case("sys_exit_cells")))
     hanging = hostile_batch.result(student_of(_case("loop_top_level")))
     assert any("the code cell that starts `import sys` raised SystemExit" in n

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from autograder.authoring import sample_cohort
+from autograder.bundles.h2_attention import samples as sample_cohort
 from autograder.spec import REPO, SPEC
 from tests.support.seccomp import NO_NAMESPACES, sandbox_user_cannot_read_python
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 import solutions
-from autograder.grading.carried_forward import BUILDING_BLOCKS
-from autograder.grading.grade_one import reference_answer
+from autograder.grading.grade_one import reference_stand_in
 from autograder.sandbox.client import MALFORMED, SandboxStudent
 from autograder.sandbox.limits import Limits
 from autograder.untrusted.errors import StudentError
+from tests.support.h2 import H2
 
 pytestmark = pytest.mark.slow
 
@@ -71,7 +71,7 @@ Q, K, V = RNG.standard_normal((3, 4)), RNG.standard_normal((5, 4)), RNG.standard
 def _student(sandbox, *cells: str) -> SandboxStudent:
     zygote, uid = sandbox
     return SandboxStudent(list(cells), zygote, uid=uid, limits=Limits(call_timeout=1.0),
-                          stand_in=reference_answer, stand_in_names=BUILDING_BLOCKS)
+                          stand_in=reference_stand_in(H2), stand_in_names=H2.building_blocks)
 
 
 def _same(got, want) -> bool:

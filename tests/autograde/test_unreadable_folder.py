@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.authoring import sample_cohort
+from autograder.bundles.h2_attention import samples as sample_cohort
 from autograder.spec import REPO, SPEC
 
 pytestmark = pytest.mark.slow

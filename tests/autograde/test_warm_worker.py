@@ -9,12 +9,12 @@ import time
 
 import pytest
 
-from autograder.authoring import sample_cohort
+from autograder.bundles.h2_attention import samples as sample_cohort
 from autograder.grading.submission import load_submission
 from autograder.sandbox.client import SandboxStudent
 from autograder.sandbox.uids import UidLease
-from autograder.sandbox.zygote import Zygote
-from autograder.spec import SPEC
+from tests.support.h2 import H2, SPEC
+from tests.support.wire import cell_errors, start_zygote
 
 pytestmark = pytest.mark.slow
 
@@ -26,13 +26,13 @@ def test_a_submissions_cells_and_its_first_call_import_nothing_new(tmp_path):
     (correct,) = [variant for variant in sample_cohort.VARIANTS if variant.name == "correct"]
     sample_cohort.build_submission(tmp_path, "s1", correct, None,
                                    submitted_at=sample_cohort.on_time(0, 1))
-    submission = load_submission(tmp_path / "submitted" / "s1" / SPEC.name, "s1")
+    submission = load_submission(tmp_path / "submitted" / "s1" / SPEC.name, "s1", assignment=H2)
     lease = UidLease.acquire()
-    zygote = Zygote.start()
+    zygote = start_zygote()
     try:
         cells = [RECORD, *submission.runnable, NEW_MODULES]
         with SandboxStudent(cells, zygote, uid=lease.uid) as student:
-            assert student.cell_errors == []
+            assert cell_errors(student) == []
             assert student.call("_new_modules") == []
     finally:
         zygote.close()
@@ -53,7 +53,7 @@ def test_the_zygotes_memory_is_on_huge_pages():
     """A fork and exit of the zygote costs about 9 ms of CPU on 2 MiB pages, 25 ms on 4 KiB
     pages (page tables): ``HugePages`` moves most of its heap onto huge pages, a page at a
     time while the zygote is idle after it said it was ready (about 0.3 s in all)."""
-    zygote = Zygote.start()
+    zygote = start_zygote()
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -75,10 +75,10 @@ def test_a_worker_collects_its_own_garbage(tmp_path):
              "def _gc_state():\n"
              "    return [gc.isenabled(), gc.get_freeze_count() > 100_000]\n"]
     lease = UidLease.acquire()
-    zygote = Zygote.start()
+    zygote = start_zygote()
     try:
         with SandboxStudent(cells, zygote, uid=lease.uid) as student:
-            assert student.cell_errors == []
+            assert cell_errors(student) == []
             assert student.call("_gc_state") == [True, True]
     finally:
         zygote.close()

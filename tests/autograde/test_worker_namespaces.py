@@ -10,7 +10,7 @@ import pytest
 
 from autograder.sandbox.client import SandboxStudent
 from autograder.sandbox.uids import UidLease
-from autograder.sandbox.zygote import Zygote
+from tests.support.wire import start_zygote
 
 pytestmark = pytest.mark.slow
 
@@ -33,7 +33,7 @@ def _ours() -> list[int]:
 def test_each_worker_has_namespaces_of_its_own():
     """Two workers alive at once (a namespace's inode number is reused once it is gone)."""
     leases = [UidLease.acquire(), UidLease.acquire()]
-    zygote = Zygote.start()
+    zygote = start_zygote()
     try:
         students = [SandboxStudent([CELL], zygote, uid=lease.uid) for lease in leases]
         try:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.authoring.sample_cohort import VARIANTS, build_submission
 from autograder.batch.engine import BatchOptions
+from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
 from autograder.sandbox.limits import Limits
 
 FAST_LIMITS = Limits(cell_timeout=5, call_timeout=3, notebook_timeout=30)

@@ -12,7 +12,7 @@ import pytest
 from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.batch.engine import grade_course
 from autograder.batch.lateness import NOT_JUDGED
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
 

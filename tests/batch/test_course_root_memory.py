@@ -16,16 +16,18 @@ import pytest
 from autograder.batch import root_settings
 from autograder.batch.command import interrupted_line, summary_line
 from autograder.batch.course import RESULTS_JSON, Course
-from autograder.batch.engine import BatchSummary, every_result, internal_error_result
+from autograder.batch.engine import BatchSummary, every_result
 from autograder.batch.lateness import NOT_JUDGED
+from autograder.batch.outcome import internal_error_result
 from autograder.batch.root_lock import LOCK_FILE, RootBusy, hold
 from autograder.batch.root_settings import RootSettingsError, remember
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import get_cohort
 from autograder.results import grades_csv
 from autograder.results.result import SubmissionResult, save
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
 from tests.support.cli import one_line_error
+from tests.support.h2 import SPEC
 
 ASSIGNMENT = SPEC.name
 DUE = datetime(2026, 12, 14, 23, 59, tzinfo=UTC)
@@ -112,9 +114,9 @@ def test_grades_csv_keeps_every_student_a_run_did_not_grade(tmp_path):
         save(SubmissionResult(student, ASSIGNMENT, "graded", due="x", late=student == "b"),
              course.autograded(student) / RESULTS_JSON)
     # c's grader error of an earlier run was never saved: only grades.csv knows it
-    grades_csv.write([internal_error_result("c", ASSIGNMENT, "killed")], course.grades_csv())
+    grades_csv.write([internal_error_result("c", SPEC, "killed")], course.grades_csv(), SPEC)
     fresh = SubmissionResult("a", ASSIGNMENT, "ungradable", reason="regraded now", due="x")
-    rows = {r.student: r for r in every_result(course, {"a": fresh})}
+    rows = {r.student: r for r in every_result(course, SPEC, {"a": fresh})}
     assert sorted(rows) == ["a", "b", "c"]  # d was never graded: no row
     assert rows["a"] is fresh and rows["b"].late and rows["c"].status == "grader_error"
     assert "killed" in rows["c"].reason

@@ -18,7 +18,8 @@ import pytest
 from autograder.authoring.release import nbgrader_env
 from autograder.batch.course import Course
 from autograder.batch.engine import grade_course
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
 

@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder.authoring.sample_cohort import VARIANTS, build_submission, on_time
 from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON
 from autograder.batch.lateness import NOT_JUDGED
-from autograder.spec import REPO, SPEC
+from autograder.bundles.h2_attention.samples import VARIANTS, build_submission, on_time
+from autograder.spec import REPO
+from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 ASSIGNMENT = SPEC.name
 

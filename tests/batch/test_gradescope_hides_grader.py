@@ -10,13 +10,14 @@ import pytest
 from test_gradescope_zip import run_in_tree, unpack_like_gradescope
 
 from autograder.integrations.gradescope import build
+from tests.support.h2 import H2
 from tests.support.reference_attack import write_stubs
 
 pytestmark = pytest.mark.slow
 
 
 def test_the_zip_s_reference_is_out_of_the_sandbox_s_reach(tmp_path):
-    root = unpack_like_gradescope(build.build(tmp_path / "zip"), tmp_path / "autograder")
+    root = unpack_like_gradescope(build.build(tmp_path / "zip", H2), tmp_path / "autograder")
     reference = [str(root / "source" / "solutions" / "attention.py"),
                  str(root / "source" / "autograder" / "bundles" / "h2_attention" / "checks" / "test_softmax.py")]
     assert all(Path(path).is_file() for path in reference)

@@ -24,13 +24,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.authoring.sample_cohort import solved_notebook, write_evidence
 from autograder.authoring.sync import grade_id
+from autograder.bundles.h2_attention.samples import solved_notebook, write_evidence
 from autograder.integrations.gradescope import build, scripts
 from autograder.results.safe_text import INPUTS_HIDDEN, MAX_FRACTIONS
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+from tests.support.h2 import SPEC
 
-TOP_LEVEL = {"setup.sh", "run_autograder", scripts.REQUIREMENTS_TXT}
+TOP_LEVEL = {"setup.sh", "run_autograder", scripts.REQUIREMENTS_TXT, scripts.CONFIG_JSON}
 TEST_FIELDS = {"name", "score", "max_score", "status", "output", "output_format", "tags",
                "visibility"}
 VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
@@ -40,7 +41,7 @@ FRACTION = re.compile(r"\d\.\d")
 
 @pytest.fixture(scope="module")
 def zip_path(tmp_path_factory) -> Path:
-    return build.build(tmp_path_factory.mktemp("zip"))
+    return build.build(tmp_path_factory.mktemp("zip"), SPEC)
 
 
 def pyproject() -> dict:
@@ -54,10 +55,20 @@ def test_the_zip_holds_the_scripts_and_the_grader_and_nothing_of_a_course(zip_pa
     assert TOP_LEVEL <= set(names)  # at the root of the archive, not in a folder
     others = set(names) - TOP_LEVEL
     assert all(name.startswith(("autograder/", "solutions/")) for name in others), others
-    for name in ("autograder/bundles/h2_attention/checks/test_softmax.py", "autograder/bundles/h2_attention/checks/pytest.ini",
-                 f"autograder/spec/data/{SPEC.schema}", f"autograder/spec/data/{SPEC.notebook}",
+    bundle = f"autograder/bundles/{SPEC.name}"
+    for name in (f"{bundle}/checks/test_softmax.py", f"{bundle}/checks/pytest.ini",
+                 f"{bundle}/assignment.toml", f"{bundle}/data/{SPEC.schema}",
+                 f"{bundle}/data/{SPEC.notebook}",
                  "autograder/results/templates/feedback.html.j2", "solutions/attention.py"):
         assert name in names
+    # The engine and this one bundle: no other assignment's.
+    assert {name.split("/")[2] for name in names if name.startswith("autograder/bundles/")
+            and name.count("/") > 2} == {SPEC.name}
+    with zipfile.ZipFile(zip_path) as archive:
+        config = json.loads(archive.read(scripts.CONFIG_JSON))
+        run = archive.read("run_autograder").decode()
+    assert config == {"assignment": SPEC.name, "assignments": []}
+    assert f'--config "$root/source/{scripts.CONFIG_JSON}"' in run
     # Nothing of a course, a checkout or an environment, at any depth.
     banned = {"course", "courses", "submitted", "autograded", "feedback", "gradebook.db",
               ".venv", ".git", "__pycache__", "tests", "cohorts.toml", "grades.csv",
@@ -69,7 +80,7 @@ def test_the_zip_holds_the_scripts_and_the_grader_and_nothing_of_a_course(zip_pa
 
 
 def test_the_zip_is_reproducible(zip_path, tmp_path):
-    assert build.build(tmp_path).read_bytes() == zip_path.read_bytes()
+    assert build.build(tmp_path, SPEC).read_bytes() == zip_path.read_bytes()
 
 
 def test_setup_installs_pyproject_pins_and_cpu_torch_and_nothing_else(zip_path):

@@ -12,7 +12,7 @@ import pytest
 from autograder.batch import engine
 from autograder.batch.course import Course
 from autograder.results.result import STATUS_ERROR
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
 ROSTER = {f"s{n}": "correct" for n in range(6)} | {"s-oom": "correct"}

@@ -15,7 +15,7 @@ import pytest
 from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, TIMESTAMP_TXT, Course
 from autograder.batch.engine import grade_course
 from autograder.batch.lateness import NOT_JUDGED
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 DUE = datetime(2026, 12, 14, 23, 59, tzinfo=UTC)
 ROSTER = {"a-on-time": "correct", "b-late": "correct", "c-no-time": "correct",

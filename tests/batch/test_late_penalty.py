@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder.authoring.sample_cohort import DEMO_DUE, LATE_BY, VARIANTS, build_submission
 from autograder.batch.course import RESULTS_JSON, Course
+from autograder.bundles.h2_attention.samples import DEMO_DUE, LATE_BY, VARIANTS, build_submission
 from autograder.results.result import load
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
 

@@ -19,7 +19,7 @@ from autograder.batch.course import TIMESTAMP_TXT, Course
 from autograder.batch.lateness import SOURCE_CLAIM_ONLY, TOLERANCE, decide, span
 from autograder.grading.submission import content_hash
 from autograder.integrations.cohorts.arrival import REACHED_EXCHANGE, _extra_time
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 NOTEBOOK = SPEC.notebook
 

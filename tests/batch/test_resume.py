@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.authoring.sample_cohort import write_evidence
 from autograder.batch.course import RESULTS_JSON, Course
 from autograder.batch.engine import grade_course
-from autograder.spec import SPEC
+from autograder.bundles.h2_attention.samples import write_evidence
+from tests.support.h2 import SPEC
 
 ASSIGNMENT = SPEC.name
 
@@ -99,7 +99,7 @@ def test_a_new_gradebook_has_nbgraders_schema_version(tmp_path):
     from autograder.authoring.release import nbgrader_env
     from autograder.results import gradebook
 
-    gradebook._open(Course(tmp_path, ASSIGNMENT), ASSIGNMENT).close()
+    gradebook._open(Course(tmp_path, ASSIGNMENT), ASSIGNMENT, SPEC).close()
     (stamped,) = sqlite3.connect(tmp_path / "gradebook.db").execute(
         "SELECT version_num FROM alembic_version").fetchone()
     with _temp_alembic_ini("sqlite:////tmp/gradebook.db") as ini:

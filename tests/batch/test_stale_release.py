@@ -16,14 +16,15 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.authoring.release import RELEASE_DIR, missing_parts
+from autograder.authoring.release import missing_parts
 from autograder.authoring.sync import grade_id
 from autograder.integrations.cohorts.config import Cohort
 from autograder.integrations.cohorts.workflow import WorkflowError, grade
-from autograder.spec import SPEC
 from tests.support.cli import one_line_error
+from tests.support.h2 import SPEC
 
 OLDER_PARTS = ("self_attention", "cross_attention")
+RELEASE_DIR = SPEC.release_dir
 
 
 def older_release(folder: Path) -> Path:
@@ -37,11 +38,11 @@ def older_release(folder: Path) -> Path:
 
 
 def test_the_current_release_has_every_part():
-    assert missing_parts(RELEASE_DIR) == []
+    assert missing_parts(RELEASE_DIR, SPEC) == []
 
 
 def test_an_older_release_names_the_parts_it_lacks(tmp_path):
-    assert missing_parts(older_release(tmp_path / "release")) == list(OLDER_PARTS)
+    assert missing_parts(older_release(tmp_path / "release"), SPEC) == list(OLDER_PARTS)
 
 
 def test_autograde_refuses_a_course_released_with_an_older_notebook(tmp_path, course_factory):
@@ -60,6 +61,7 @@ def test_cohort_grade_refuses_a_cohort_released_with_an_older_notebook(tmp_path)
     root = tmp_path / "cohort-a"
     older_release(root / "release" / SPEC.name)
     (root / "nbgrader_config.py").write_text("c = get_config()\n")
-    cohort = Cohort(name="a", course_id="h2-a", due=None, root=root, exchange=tmp_path / "exchange")
+    cohort = Cohort(name="a", course_id="h2-a", due=None, root=root, exchange=tmp_path / "exchange",
+                    assignment=SPEC.name)
     with pytest.raises(WorkflowError, match="self_attention, cross_attention"):
         grade(cohort)

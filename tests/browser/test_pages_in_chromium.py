@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from autograder.authoring.sample_cohort import DEMO_DUE, VARIANTS, build_submission, on_time
 from autograder.batch.course import FEEDBACK_HTML, Course
 from autograder.batch.engine import BatchOptions, grade_course
+from autograder.bundles.h2_attention.samples import DEMO_DUE, VARIANTS, build_submission, on_time
 from autograder.results.feedback_page import course_id
 from autograder.results.result import SubmissionResult
 from autograder.sandbox.limits import Limits
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
 
@@ -159,7 +160,7 @@ def test_the_instructors_report_in_chromium(browser, graded_course):
     root, _ = graded_course
     from autograder.report import write_report  # the report is issue 15's part 1
 
-    files = write_report(root, SPEC.name, cohort=COHORT)
+    files = write_report(root, SPEC, cohort=COHORT)
     assert files.html == root / "report" / "report.html"
     shot = root / "report" / "screenshots" / "report.png"
     page = browser(files.html, screenshot=shot)
@@ -188,7 +189,7 @@ def test_the_planted_near_copies_are_the_only_similar_pair(graded_course):
     root, results = graded_course
     from autograder.report import write_report
 
-    files = write_report(root, SPEC.name, cohort=COHORT, out_dir=root / "report-pairs")
+    files = write_report(root, SPEC, cohort=COHORT, out_dir=root / "report-pairs")
     (table,) = [path for path in files.csv if path.name == "similarity.csv"]
     with table.open(newline="", encoding="utf-8") as handle:
         flagged = {tuple(sorted((row["student_a"], row["student_b"])))

@@ -32,6 +32,7 @@ if str(ROOT) not in sys.path:
 
 from autograder.grading import CheckResult, run_checks, score_parts  # noqa: E402
 from autograder.grading.scoring import PartScore  # noqa: E402
+from tests.support.h2 import H2  # noqa: E402
 from tests.support.in_process import InProcessStudent  # noqa: E402
 
 
@@ -104,13 +105,13 @@ def _metadata(text: str) -> dict:
 def check_results(source: str) -> tuple[CheckResult, ...]:
     """Every hidden check's verdict on a one-cell submission, graded in this process
     (cached: grading is deterministic)."""
-    return tuple(run_checks(InProcessStudent(source)))
+    return tuple(run_checks(InProcessStudent(source), H2))
 
 
 @cache
 def grade_source(source: str) -> dict[str, PartScore]:
     """Part scores of a one-cell submission (cached: grading is deterministic)."""
-    return score_parts(check_results(source))
+    return score_parts(check_results(source), H2)
 
 
 def failed_checks(case: BuggyCase) -> set[str]:

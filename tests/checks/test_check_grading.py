@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import textwrap
@@ -13,16 +14,18 @@ import pytest
 from autograder.grading import (
     GradingError,
     PartScore,
+    diagnoses,
     merge_part_scores,
-    misconceptions,
     run_checks,
     score_parts,
     total,
 )
-from autograder.grading.plugin import GENERIC_MESSAGE, CheckPlugin
-from autograder.spec import SPEC, parse_spec
+from autograder.grading.plugin import GENERIC_MESSAGE
+from autograder.spec import parse_spec
+from tests.support.h2 import H2, SPEC
 from tests.support.in_process import InProcessStudent
 from tests.support.notebook_cells import code_cells
+from tests.support.pytest_session import CheckPlugin
 
 from .corpus_support import grade_source, override_source, reference_source, stub_source
 
@@ -63,7 +66,7 @@ def notebook_points() -> dict[str, int]:
 
 @pytest.fixture(scope="module")
 def reference_results():
-    return run_checks(InProcessStudent(reference_source()))
+    return run_checks(InProcessStudent(reference_source()), H2)
 
 
 def test_part_points_match_the_notebook(reference_results):
@@ -88,7 +91,7 @@ def test_every_part_has_several_checks_for_partial_credit(reference_results):
 def test_reference_scores_full_marks(reference_results):
     failed = [r for r in reference_results if r.status != "passed"]
     assert failed == []
-    scores = score_parts(reference_results)
+    scores = score_parts(reference_results, H2)
     assert total(scores) == (78, 78)
     assert all(not s.messages and not s.diagnoses for s in scores.values())
 
@@ -109,7 +112,7 @@ RELEASE_NOTEBOOK = SPEC.release_notebook
 @pytest.mark.skipif(not RELEASE_NOTEBOOK.exists(), reason="release notebook not generated yet")
 def test_untouched_release_notebook_scores_zero_on_every_code_part():
     student = InProcessStudent(code_cells(RELEASE_NOTEBOOK, skip_grade_cells=True))
-    scores = score_parts(run_checks(student))
+    scores = score_parts(run_checks(student, H2), H2)
     for part, score in scores.items():
         assert score.points == 0, part
         assert len(score.messages) == 1 and "NotImplementedError" in score.messages[0], (part, score.messages)
@@ -132,7 +135,7 @@ def test_a_raising_function_costs_only_its_own_part():
 
 def test_a_broken_cell_elsewhere_does_not_cost_other_parts():
     student = InProcessStudent([reference_source(), "raise RuntimeError('demo cell broke')"])
-    scores = score_parts(run_checks(student))
+    scores = score_parts(run_checks(student, H2), H2)
     assert total(scores) == (78, 78)
 
 
@@ -170,10 +173,10 @@ def test_hostile_results_earn_nothing():
 
 def test_grading_is_deterministic():
     source = override_source((Path(__file__).parents[1] / "buggy" / "torch_dropout.py").read_text())
-    first = run_checks(InProcessStudent(source))
-    second = run_checks(InProcessStudent(source))
+    first = run_checks(InProcessStudent(source), H2)
+    second = run_checks(InProcessStudent(source), H2)
     assert first == second
-    assert score_parts(first) == score_parts(second)
+    assert score_parts(first, H2) == score_parts(second, H2)
     assert any(r.status != "passed" for r in first)
 
 
@@ -189,32 +192,39 @@ def test_messages_do_not_leak_check_internals():
 
 
 def test_every_diagnosis_has_an_explanation():
-    for code, text in misconceptions.MISCONCEPTIONS.items():
+    for code, text in diagnoses.known(H2).items():
         assert re.fullmatch(r"[a-z0-9_]+", code)
         assert len(text) > 20
     scores = grade_source(override_source((Path(__file__).parents[1] / "buggy" / "softmax_overflow.py").read_text()))
-    assert scores["stable_softmax"].explanations() == (misconceptions.explain("softmax_overflow"),)
+    assert scores["stable_softmax"].explanations == (H2.misconceptions["softmax_overflow"],)
 
 
 def test_one_run_is_fast_after_warm_up(reference_results):
     student = InProcessStudent(reference_source())
-    run_checks(student)
+    run_checks(student, H2)
     start = time.perf_counter()
-    run_checks(student)
+    run_checks(student, H2)
     elapsed = time.perf_counter() - start
     print(f"\nrun_checks: {elapsed:.3f} s")
     assert elapsed < 1.0
 
 
+def _with_parts(parts) -> object:
+    """H2 with other parts (the spec is not checked again: a spec that disagrees)."""
+    return dataclasses.replace(H2, spec=dataclasses.replace(H2.spec, parts=tuple(parts)))
+
+
 def test_score_parts_rejects_points_that_disagree_with_the_notebook(reference_results):
+    more = [dataclasses.replace(part, points=15) if part.name == "stable_softmax" else part
+            for part in H2.parts]
     with pytest.raises(ValueError, match="stable_softmax"):
-        score_parts(reference_results, {**PART_POINTS, "stable_softmax": 15})
+        score_parts(reference_results, _with_parts(more))
     with pytest.raises(ValueError, match="unknown part"):
-        score_parts(reference_results, {k: v for k, v in PART_POINTS.items() if k != "torch_sdpa"})
+        score_parts(reference_results, _with_parts(p for p in H2.parts if p.name != "torch_sdpa"))
 
 
 def test_merge_hook_keeps_parts_apart(reference_results):
-    code = score_parts(reference_results)
+    code = score_parts(reference_results, H2)
     evidence = {"evidence": PartScore("evidence", 10, 14, needs_review=True)}
     merged = merge_part_scores(code, evidence)
     assert list(merged)[-1] == "evidence" and merged["evidence"].needs_review
@@ -241,15 +251,10 @@ def test_plugin_turns_unexpected_check_errors_into_a_generic_message(tmp_path):
     assert "KeyError" in result.internal
 
 
-def test_grading_error_when_checks_cannot_be_collected(monkeypatch, tmp_path):
-    from autograder.grading import runner
-
-    (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    (tmp_path / "test_bad.py").write_text("import no_such_module_anywhere\n")
-    monkeypatch.setattr(runner, "CHECKS_DIR", tmp_path)
-    runner.collect_checks.cache_clear()  # checks are collected once per process
-    try:
-        with pytest.raises(GradingError):
-            run_checks(InProcessStudent(""))
-    finally:
-        runner.collect_checks.cache_clear()
+def test_grading_error_when_checks_cannot_be_collected(tmp_path):
+    checks = tmp_path / "checks"  # an assignment like H2 whose checks do not import
+    checks.mkdir()
+    (checks / "pytest.ini").write_text("[pytest]\n")
+    (checks / "test_bad.py").write_text("import no_such_module_anywhere\n")
+    with pytest.raises(GradingError):
+        run_checks(InProcessStudent(""), dataclasses.replace(H2, root=tmp_path))

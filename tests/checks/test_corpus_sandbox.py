@@ -10,6 +10,8 @@ from __future__ import annotations
 import pytest
 
 from autograder.grading import run_checks
+from tests.support.h2 import H2
+from tests.support.wire import cell_errors
 
 from .corpus_support import buggy_cases, check_results, verdicts
 
@@ -22,7 +24,7 @@ CASES = buggy_cases()
 def session():
     from autograder.grading.grade_one import GradingSession
 
-    session = GradingSession.start()
+    session = GradingSession.start(H2)
     try:
         yield session
     finally:
@@ -36,9 +38,9 @@ def test_sandbox_grades_like_in_process(session, case):
     with SandboxStudent(
         [case.source], session.zygote, limits=session.limits, uid=session.lease.uid
     ) as student:
-        sandboxed = verdicts(run_checks(student))
-        cell_errors = [error.describe() for error in student.cell_errors]
-    assert cell_errors == []
+        sandboxed = verdicts(run_checks(student, H2))
+        errors = [error.describe() for error in cell_errors(student)]
+    assert errors == []
     in_process = verdicts(check_results(case.source))
     assert [v[0] for v in sandboxed] == [v[0] for v in in_process]
     differences = [(mine, theirs) for mine, theirs in zip(sandboxed, in_process, strict=True)

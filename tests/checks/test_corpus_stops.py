@@ -11,13 +11,14 @@ from __future__ import annotations
 import pytest
 
 from autograder.grading import run_checks, score_parts
-from autograder.grading.carried_forward import BUILDING_BLOCKS
+from tests.support.h2 import H2
 
 from .corpus_support import STOPS_DIR, buggy_cases, detection
 
 pytestmark = pytest.mark.slow
 
 CASES = buggy_cases(STOPS_DIR)
+BUILDING_BLOCKS = H2.building_blocks
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +26,7 @@ def session():
     from autograder.grading.grade_one import GradingSession
     from autograder.sandbox.limits import Limits
 
-    session = GradingSession.start(Limits(call_timeout=2.0))
+    session = GradingSession.start(H2, Limits(call_timeout=2.0))
     try:
         yield session
     finally:
@@ -33,12 +34,12 @@ def session():
 
 
 def _grade(session, source):
-    from autograder.grading.grade_one import reference_answer
+    from autograder.grading.grade_one import reference_stand_in
     from autograder.sandbox.client import SandboxStudent
 
     with SandboxStudent([source], session.zygote, limits=session.limits, uid=session.lease.uid,
-                        stand_in=reference_answer, stand_in_names=BUILDING_BLOCKS) as student:
-        return score_parts(run_checks(student))
+                        stand_in=reference_stand_in(H2), stand_in_names=BUILDING_BLOCKS) as student:
+        return score_parts(run_checks(student, H2), H2)
 
 
 def test_every_building_block_has_a_loop_and_an_exit():
@@ -69,6 +70,6 @@ def test_without_stand_ins_the_same_loop_costs_more(session):
     case = next(case for case in CASES if case.name == "softmax_loops")
     with SandboxStudent([case.source], session.zygote, limits=session.limits,
                         uid=session.lease.uid) as student:
-        scores = score_parts(run_checks(student))
+        scores = score_parts(run_checks(student, H2), H2)
     sdpa = scores["scaled_dot_product_attention"]
     assert sdpa.points < sdpa.max_points

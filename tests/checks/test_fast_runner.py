@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from autograder.grading.runner import collect_checks, run_checks
+from tests.support.h2 import H2
 from tests.support.in_process import InProcessStudent
+from tests.support.pytest_session import run_in_pytest_session
 
 from .corpus_support import BUGGY_DIR, override_source, reference_source, stub_source
 
@@ -22,11 +24,11 @@ SOURCES = {
 @pytest.mark.parametrize("variant", SOURCES)
 def test_fast_path_equals_a_pytest_session(variant):
     student = InProcessStudent(SOURCES[variant]())
-    fast = run_checks(student)
-    assert fast == run_checks(student, via_pytest=True)
-    assert len(fast) == len(collect_checks())
+    fast = run_checks(student, H2)
+    assert fast == run_in_pytest_session(student, H2)
+    assert len(fast) == len(collect_checks(H2))
 
 
 def test_checks_are_collected_once_per_process():
-    assert collect_checks() is collect_checks()
-    assert len(collect_checks()) >= 60
+    assert collect_checks(H2) is collect_checks(H2)
+    assert len(collect_checks(H2)) >= 60

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from autograder.grading import run_checks, score_parts
+from tests.support.h2 import H2
 
 from .corpus_support import check_results, reference_source
 
@@ -28,7 +29,7 @@ def _looping_softmax() -> str:
 
 
 def test_a_missing_block_is_named_once_in_the_part_that_calls_it():
-    scores = score_parts(check_results(reference_source() + "\n\ndel stable_softmax\n"))
+    scores = score_parts(check_results(reference_source() + "\n\ndel stable_softmax\n"), H2)
     sdpa = scores["scaled_dot_product_attention"]
     assert sdpa.points < sdpa.max_points
     assert any("is not defined. The cause is in your `stable_softmax`: it was not found" in message
@@ -43,11 +44,11 @@ def test_the_looping_students_messages_name_each_function_once():
     from autograder.grading.grade_one import GradingSession
     from autograder.sandbox.client import SandboxStudent
 
-    session = GradingSession.start()
+    session = GradingSession.start(H2)
     try:
         with SandboxStudent([_looping_softmax()], session.zygote, limits=session.limits,
                             uid=session.lease.uid) as student:
-            scores = score_parts(run_checks(student))
+            scores = score_parts(run_checks(student, H2), H2)
     finally:
         session.close()
     assert scores["stable_softmax"].points == 0

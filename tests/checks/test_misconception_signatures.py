@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.grading.misconceptions import all_masked_signatures, context_all_masked_signatures
+from autograder.bundles.h2_attention.misconceptions import (
+    all_masked_signatures,
+    context_all_masked_signatures,
+)
 
 from .corpus_support import grade_source, override_source
 

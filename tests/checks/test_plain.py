@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from autograder.untrusted import plain
+from tests.support.wire import roundtrip
 
 
 class _LyingArray(np.ndarray):
@@ -34,24 +35,24 @@ class _LyingArray(np.ndarray):
     [None, True, False, 0, -7, 2**100, 1.5, -0.0, "text", "", [], (), {}, [1, (2.0, "x")], {"a": {"b": [None]}}],
 )
 def test_python_values_roundtrip_exactly(value):
-    back = plain.roundtrip(value)
+    back = roundtrip(value)
     assert back == value
     assert type(back) is type(value)
 
 
 @pytest.mark.parametrize("special", [math.inf, -math.inf])
 def test_infinities_roundtrip(special):
-    assert plain.roundtrip(special) == special
+    assert roundtrip(special) == special
 
 
 def test_nan_roundtrips_as_nan():
-    assert math.isnan(plain.roundtrip(float("nan")))
+    assert math.isnan(roundtrip(float("nan")))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.int64, np.uint16, np.bool_, np.complex128])
 def test_arrays_keep_dtype_shape_and_values(dtype):
     original = (np.arange(24).reshape(2, 3, 4) % 5).astype(dtype)
-    back = plain.roundtrip(original)
+    back = roundtrip(original)
     assert type(back) is np.ndarray
     assert back.dtype == original.dtype and back.shape == original.shape
     np.testing.assert_array_equal(back, original)
@@ -62,12 +63,12 @@ def test_non_contiguous_and_nan_arrays_roundtrip():
     original = np.arange(30.0).reshape(5, 6)[::2, ::-1].copy()
     original[0, 0] = np.nan
     original[1, 1] = -np.inf
-    back = plain.roundtrip(original[:, ::2])
+    back = roundtrip(original[:, ::2])
     np.testing.assert_array_equal(back, original[:, ::2])
 
 
 def test_numpy_scalars_become_zero_d_arrays_with_their_dtype():
-    back = plain.roundtrip({"a": np.float32(1.5), "b": np.int64(3), "c": np.bool_(True)})
+    back = roundtrip({"a": np.float32(1.5), "b": np.int64(3), "c": np.bool_(True)})
     assert back["a"].shape == () and back["a"].dtype == np.float32 and float(back["a"]) == 1.5
     assert back["b"].dtype == np.int64 and int(back["b"]) == 3
     assert back["c"].dtype == np.bool_
@@ -75,14 +76,14 @@ def test_numpy_scalars_become_zero_d_arrays_with_their_dtype():
 
 def test_subclass_is_converted_to_its_data_without_calling_its_methods():
     lying = np.zeros((2, 3)).view(_LyingArray)
-    back = plain.roundtrip(lying)
+    back = roundtrip(lying)
     assert type(back) is np.ndarray
     assert not np.array_equal(back, np.ones((2, 3)))  # the real data, not the lie
     np.testing.assert_array_equal(back, np.zeros((2, 3)))
 
 
 def test_masked_array_is_reduced_to_its_data():
-    back = plain.roundtrip(np.ma.masked_array([1.0, 2.0], mask=[True, False]))
+    back = roundtrip(np.ma.masked_array([1.0, 2.0], mask=[True, False]))
     assert type(back) is np.ndarray
 
 
@@ -141,7 +142,7 @@ def test_too_many_items_are_rejected():
 
 
 def test_readonly_decode_cannot_be_made_writable():
-    back = plain.roundtrip({"x": np.arange(6.0).reshape(2, 3)}, readonly=True)["x"]
+    back = roundtrip({"x": np.arange(6.0).reshape(2, 3)}, readonly=True)["x"]
     assert not back.flags.writeable
     with pytest.raises(ValueError, match="read-only"):
         back[0, 0] = 1.0
@@ -206,6 +207,40 @@ def test_decode_rejects_trailing_bytes_and_bad_references():
         plain.decode(_crafted("nope", b""))  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    "tree",
+    [
+        {"$list": "abc"},               # a string would be iterated into ['a', 'b', 'c']
+        {"$tuple": "abc"},
+        {"$list": {"a": 1}},            # a dict would be iterated into its keys
+        {"$list": 3},
+        {"$dict": ["a", 1]},            # a malformed dict (was an AttributeError)
+        {"$dict": "ab"},
+        {"$dict": None},
+        {"$list": [{"$dict": 5}]},      # ... at any depth
+        {"$float": ["nan"]},
+        {"$array": True},
+        {"$what": []},
+        2**300,                         # wider than an encoder ever writes
+        {"$list": [], "$tuple": []},
+    ],
+)
+def test_decode_checks_container_types(tree):
+    with pytest.raises(plain.PlainDataError):
+        plain.decode(_crafted([], b"", tree=tree))
+
+
+def test_decode_of_a_short_message_is_the_decoders_own_error():
+    for data in (plain.MAGIC, plain.MAGIC + b"\0\0", plain.MAGIC + b"\0\0\0\x09{}"):
+        with pytest.raises(plain.PlainDataError):
+            plain.decode(data)
+
+
+def test_well_formed_containers_still_decode():
+    tree = {"$dict": {"l": {"$list": ["abc", 1]}, "t": {"$tuple": []}, "d": {"$dict": {}}}}
+    assert plain.decode(_crafted([], b"", tree=tree)) == {"l": ["abc", 1], "t": (), "d": {}}
+
+
 @pytest.mark.parametrize("readonly", [False, True])
 def test_a_boolean_byte_other_than_0_or_1_arrives_as_true(readonly):
     back = plain.decode(_crafted([["|b1", [3]]], bytes([0, 1, 7])), readonly=readonly)
@@ -221,7 +256,7 @@ def test_arrays_keep_dtype_byte_order_and_shape_and_come_back_owned():
         np.arange(3, dtype=">i4"), np.array(2 + 1j), np.zeros((0, 3)), np.float32(2.5),
         np.ones((2, 1), dtype=np.float16), np.array([True, False]),
     ]
-    back = plain.roundtrip(values)
+    back = roundtrip(values)
     for sent, got in zip(values, back, strict=True):
         sent = np.asarray(sent)
         assert got.dtype == sent.dtype and got.shape == sent.shape

@@ -1,4 +1,4 @@
-"""Evidence provenance (``autograder.grading.provenance``): the submitted functions must
+"""Evidence provenance (``autograder.bundles.h2_attention.provenance``): the submitted functions must
 reproduce the submitted evidence file, section by section.
 
 Students here run in-process (``InProcessStudent``: plain data crosses as in the
@@ -15,10 +15,9 @@ import numpy as np
 import pytest
 
 import solutions
-from autograder.authoring.sample_cohort import GOOD_LIMITATION
-from autograder.evidence import EvidenceReport, verify_evidence
-from autograder.grading.evidence_parts import evidence_part_scores
-from autograder.grading.provenance import (
+from autograder.bundles.h2_attention.evidence import EvidenceReport, verify_evidence
+from autograder.bundles.h2_attention.evidence_parts import evidence_part_scores
+from autograder.bundles.h2_attention.provenance import (
     PARITY_ULPS,
     SECTIONS,
     Provenance,
@@ -28,9 +27,10 @@ from autograder.grading.provenance import (
     parity_tolerance,
     without_code,
 )
-from autograder.spec import SPEC
+from autograder.bundles.h2_attention.samples import GOOD_LIMITATION
 from solutions.evidence import build_evidence
 from tests.support.evidence_files import TORCH_API, honest_evidence
+from tests.support.h2 import SPEC
 from tests.support.in_process import InProcessStudent
 
 from .corpus_support import buggy_cases, grade_source, reference_source, stub_source

@@ -15,16 +15,20 @@ import json
 import pytest
 
 import solutions
-from autograder.evidence import EvidenceReport, verify_evidence
-from autograder.grading.evidence_parts import evidence_part_scores
-from autograder.grading.provenance import Provenance, check_provenance, error_candidates
-from autograder.grading.raised_sections import error_text, same_error
+from autograder.bundles.h2_attention.evidence import EvidenceReport, verify_evidence
+from autograder.bundles.h2_attention.evidence_parts import evidence_part_scores
+from autograder.bundles.h2_attention.provenance import (
+    Provenance,
+    check_provenance,
+    error_candidates,
+)
+from autograder.bundles.h2_attention.raised_sections import error_text, same_error
 from autograder.grading.student import StudentError
 from autograder.results.result import is_carried_forward
 from autograder.results.safe_text import INPUTS_HIDDEN
-from autograder.spec import SPEC
 from solutions.evidence import build_evidence
 from tests.support.evidence_files import honest_evidence
+from tests.support.h2 import SPEC
 from tests.support.in_process import InProcessStudent
 
 from .corpus_support import (

@@ -14,14 +14,14 @@ import json
 import pytest
 
 import solutions
-from autograder.evidence import EvidenceReport, verify_evidence
-from autograder.evidence.non_finite import locate
-from autograder.grading.evidence_parts import evidence_part_scores
-from autograder.grading.provenance import Provenance, check_provenance
+from autograder.bundles.h2_attention.evidence import EvidenceReport, verify_evidence
+from autograder.bundles.h2_attention.evidence.non_finite import locate
+from autograder.bundles.h2_attention.evidence_parts import evidence_part_scores
+from autograder.bundles.h2_attention.provenance import Provenance, check_provenance
 from autograder.results.result import is_carried_forward
-from autograder.spec import SPEC
 from solutions.evidence import build_evidence
 from tests.support.evidence_files import honest_evidence
+from tests.support.h2 import SPEC
 from tests.support.in_process import InProcessStudent
 
 from .corpus_support import buggy_cases, grade_source, reference_source

@@ -7,6 +7,7 @@ import pytest
 
 from autograder.grading.student import Student, StudentError
 from autograder.untrusted.errors import MESSAGE_LIMIT
+from autograder.untrusted.messages import ErrorRecord
 from tests.support.in_process import InProcessStudent
 
 SOURCE = '''
@@ -95,7 +96,8 @@ def test_raised_error_keeps_type_bases_and_trimmed_message(student):
     assert err.kind == "raised" and err.type_name == "MyError"
     assert err.is_a("ValueError") and not err.is_a("TypeError")
     assert len(err.message) <= MESSAGE_LIMIT
-    assert StudentError.from_dict(err.to_dict()).signature() == err.signature()
+    record = ErrorRecord.decode(ErrorRecord.of(err).encode())  # as it crosses the boundary
+    assert record.to_student_error().signature() == err.signature()
 
 
 def test_non_plain_result_is_bad_output(student):

@@ -16,11 +16,12 @@ import textwrap
 import pytest
 
 from autograder.grading.assertions import CheckFailure
-from autograder.grading.plugin import CheckPlugin, CheckResult, describe_item, verdict
-from autograder.grading.runner import CHECKS_DIR, PYTEST_ARGS, collect_checks
-from autograder.spec import SPEC
+from autograder.grading.plugin import CheckResult, CheckValidator, describe_item, verdict
+from autograder.grading.runner import PYTEST_ARGS, collect_checks
+from tests.support.h2 import H2, SPEC
 
 RELEASE_NOTEBOOK = SPEC.release_notebook
+CHECKS_DIR = H2.checks_dir
 
 
 def normalise(text: str) -> str:
@@ -49,7 +50,7 @@ def notebook_texts() -> list[str]:
 
 
 def test_every_check_states_a_requirement_the_notebook_states():
-    checks = collect_checks()  # as the grader collects them: a check without `requires` fails here
+    checks = collect_checks(H2)  # as the grader collects them: a check without `requires` fails here
     texts = notebook_texts()
     assert texts, f"no markdown or docstrings found in {RELEASE_NOTEBOOK}"
     untraced = [
@@ -73,14 +74,14 @@ def test_requires_is_not_part_of_a_result(exc):
     assert "Float32" not in repr(result)
 
 
-def _collect(tmp_path, check_source: str, monkeypatch) -> tuple[CheckPlugin, pytest.ExitCode | int]:
-    """pytest's collection of one check module with the plugin's collection hooks, as
+def _collect(tmp_path, check_source: str, monkeypatch) -> tuple[CheckValidator, pytest.ExitCode | int]:
+    """pytest's collection of one check module with the validator's collection hooks, as
     ``collect_checks`` runs it (same ini, same arguments, no plugin autoload)."""
     (tmp_path / "pytest.ini").write_text((CHECKS_DIR / "pytest.ini").read_text(encoding="utf-8"))
     module = f"test_{tmp_path.name}.py"  # a fresh name: pytest keeps imported modules by name
     (tmp_path / module).write_text(textwrap.dedent(check_source), encoding="utf-8")
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    plugin = CheckPlugin(None, None)  # type: ignore[arg-type]  (only its collection hooks run)
+    plugin = CheckValidator()
     exit_code = pytest.main(
         [str(tmp_path), "-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path), *PYTEST_ARGS,
          "--import-mode=importlib", "--collect-only"],
@@ -136,7 +137,7 @@ def test_describe_item_carries_requires(tmp_path, monkeypatch):
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytest.main([str(tmp_path), "-c", str(CHECKS_DIR / "pytest.ini"), "--rootdir", str(tmp_path),
                  *PYTEST_ARGS, "--import-mode=importlib", "--collect-only"],
-                plugins=[CheckPlugin(None, None), Keep()])  # type: ignore[arg-type]
+                plugins=[CheckValidator(), Keep()])
     (item,) = items
     assert describe_item(item) == {
         "name": f"test_{tmp_path.name}::test_traced", "title": "A check that names its rule",

@@ -21,8 +21,8 @@ from autograder.batch.cluster.choice import (
 )
 from autograder.batch.cluster.executor import CONNECT_TIMEOUT
 from autograder.integrations.cohorts.config import CONFIG
-from autograder.spec import SPEC
 from tests.support.cli import one_line_error
+from tests.support.h2 import SPEC
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -12,8 +12,9 @@ import pytest
 from autograder.batch.cluster.choice import DASK_LOCAL, ClusterChoice
 from autograder.batch.course import Course
 from autograder.batch.engine import BatchOptions, grade_course
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
 from tests.support.dask_cluster import FAST_LIMITS
+from tests.support.h2 import SPEC
 from tests.support.reference_attack import DISTRIBUTION, write_stubs
 
 pytestmark = pytest.mark.slow

@@ -17,8 +17,8 @@ from autograder.batch.cluster.choice import DASK_LOCAL, ClusterChoice
 from autograder.batch.cluster.executor import connect
 from autograder.batch.course import Course
 from autograder.batch.engine import BatchOptions, grade_course
-from autograder.spec import SPEC
 from tests.support.dask_cluster import FAST_LIMITS, saved
+from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
 

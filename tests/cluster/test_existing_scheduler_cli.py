@@ -13,8 +13,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from autograder.spec import SPEC
 from tests.support.cli import one_line_error
+from tests.support.h2 import SPEC
 from tests.support.seccomp import NO_NAMESPACES, sandbox_user_cannot_read_python
 
 pytestmark = pytest.mark.slow

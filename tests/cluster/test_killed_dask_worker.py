@@ -16,8 +16,8 @@ from autograder.batch.cluster.choice import SCHEDULER, ClusterChoice
 from autograder.batch.cluster.executor import grade_on_cluster
 from autograder.batch.course import Course
 from autograder.batch.engine import BatchOptions, grade_course
-from autograder.spec import SPEC
 from tests.support.dask_cluster import FAST_LIMITS
+from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
 
@@ -52,7 +52,7 @@ def test_a_killed_worker_loses_nothing_and_records_nothing_twice(tmp_path, cours
 
         options = BatchOptions(progress=False, limits=FAST_LIMITS,
                                cluster=ClusterChoice(SCHEDULER, address=cluster.scheduler_address))
-        grade_on_cluster(course, list(ROSTER), options, on_result)
+        grade_on_cluster(course, SPEC, list(ROSTER), options, on_result)
         assert killed, "no worker was killed: the test did not test anything"
         assert sorted(r.student for r in recorded) == sorted(ROSTER)  # all, each once
         by_student = {r.student: r for r in recorded}

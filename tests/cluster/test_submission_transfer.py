@@ -10,17 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from autograder.authoring.sample_cohort import VARIANTS, build_submission
 from autograder.batch.cluster.transfer import FILE, LINK, SIZE_ONLY, pack, unpack
-from autograder.evidence.verify import verify_evidence
+from autograder.bundles.h2_attention.evidence.verify import verify_evidence
+from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
 from autograder.grading.submission import content_hash, load_submission
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 BY_NAME = {variant.name: variant for variant in VARIANTS}
 
 
 def read_back(folder: Path, copy_root: Path, budget: int | None = None):
-    entries, partial = pack(folder) if budget is None else pack(folder, budget)
+    entries, partial = pack(folder, SPEC) if budget is None else pack(folder, SPEC, budget)
     copy = copy_root / "submitted" / folder.parent.name / folder.name
     copy.parent.mkdir(parents=True)
     unpack(entries, copy)
@@ -28,7 +28,7 @@ def read_back(folder: Path, copy_root: Path, budget: int | None = None):
 
 
 def facts(folder: Path, student: str) -> dict:
-    submission = load_submission(folder, student)
+    submission = load_submission(folder, student, assignment=SPEC)
     evidence = verify_evidence(submission.evidence or folder / SPEC.evidence_file,
                                student_id=student)
     data = asdict(submission)
@@ -74,7 +74,7 @@ def test_a_linked_submission_folder_is_refused_there_too(tmp_path):
     folder.symlink_to(real)
     _, _, copy = read_back(folder, tmp_path / "there")
     assert facts(copy, "s1") == facts(folder, "s1")
-    assert "symbolic link" in load_submission(copy, "s1").fatal
+    assert "symbolic link" in load_submission(copy, "s1", assignment=SPEC).fatal
 
 
 def test_files_beyond_the_budget_travel_as_their_size(tmp_path):

@@ -14,7 +14,7 @@ from pathlib import Path
 from autograder.batch import receipts
 from autograder.batch.course import TIMESTAMP_TXT, Course
 from autograder.integrations.cohorts import arrival
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 NOTEBOOK = SPEC.notebook
 

@@ -14,8 +14,9 @@ import pytest
 from autograder.cli import build_parser
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import CohortConfigError, get_cohort, load_cohorts
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
 from tests.support.cli import one_line_error
+from tests.support.h2 import SPEC
 
 ASSIGNMENT = SPEC.name
 NEVER_RELEASED = "cohort fall-a was never released: run `python -m autograder cohort release fall-a` first"

@@ -26,18 +26,19 @@ import pytest
 
 from autograder.authoring import student_env
 from autograder.authoring.release import nbgrader_env
-from autograder.authoring.sample_cohort import (
+from autograder.batch.engine import BatchOptions
+from autograder.bundles.h2_attention.samples import (
     VARIANTS,
     own_functions,
     solved_notebook,
     write_evidence,
 )
-from autograder.batch.engine import BatchOptions
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import get_cohort
 from autograder.integrations.lms import canvas, moodle
 from autograder.sandbox.limits import Limits
-from autograder.spec import SPEC
+from tests.support.cohort_workflow import ship_check
+from tests.support.h2 import SPEC
 
 ASSIGNMENT = SPEC.name
 
@@ -96,7 +97,7 @@ def exchange_round(cohort_name: str, config: Path, home: Path, students: dict[st
     assert json.loads((first / ASSIGNMENT / SPEC.cohort_file).read_text()) == {"cohort": cohort_name}
     # The student's environment comes with the notebook, not from the course repository.
     shipped = first / ASSIGNMENT / student_env.REQUIREMENTS_NAME
-    assert shipped.read_bytes() == student_env.REQUIREMENTS.read_bytes()
+    assert shipped.read_bytes() == student_env.requirements_path(SPEC).read_bytes()
     for student, how in students.items():
         student_home = home / student
         shutil.copytree(first, student_home)  # every student fetches the same release
@@ -134,7 +135,7 @@ def round_trip(tmp_path_factory) -> SimpleNamespace:
     for name in ("fall-a", "fall-b"):
         workflow.release(get_cohort(name, config))
     a, b = get_cohort("fall-a", config), get_cohort("fall-b", config)
-    assert SPEC.cohort_file in workflow.ship_check(a) and NOTEBOOK in workflow.ship_check(b)
+    assert SPEC.cohort_file in ship_check(a) and NOTEBOOK in ship_check(b)
     assert (b.exchange / "fall-b-2026" / "outbound" / ASSIGNMENT).is_dir()
 
     home = tmp_path / "home"

@@ -29,15 +29,15 @@ import nbformat
 import pytest
 
 from autograder.authoring.release import nbgrader_env
-from autograder.authoring.sample_cohort import solved_notebook, write_evidence
 from autograder.batch import receipts
 from autograder.batch.course import TIMESTAMP_TXT, parse_time, submission_time
 from autograder.batch.engine import BatchOptions
 from autograder.batch.lateness import TOLERANCE
+from autograder.bundles.h2_attention.samples import solved_notebook, write_evidence
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import get_cohort
 from autograder.sandbox.limits import Limits
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
 

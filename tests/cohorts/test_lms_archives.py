@@ -26,8 +26,9 @@ import pytest
 from autograder.integrations.cohorts import archives, workflow
 from autograder.integrations.cohorts.archives import ArchiveError, ArchiveLimits
 from autograder.integrations.cohorts.config import CohortConfigError, get_cohort
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
 from tests.support.cli import one_line_error
+from tests.support.h2 import SPEC
 
 ASSIGNMENT = SPEC.name
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"

@@ -32,8 +32,10 @@ from autograder.results.result import (
     PartResult,
     SubmissionResult,
 )
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+from tests.bundles import students
 from tests.support.cli import one_line_error
+from tests.support.h2 import SPEC
 
 ASSIGNMENT_HEADER = re.compile(r"^(?P<title>.*) \((?P<id>\d+)\)$")
 
@@ -116,7 +118,7 @@ def results() -> list[SubmissionResult]:
 def totals(results: list[SubmissionResult]) -> dict[str, str]:
     """grades.csv's total per student (written and read back as grades.csv is)."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=grades_csv.header(), restval="")
+    writer = csv.DictWriter(buffer, fieldnames=grades_csv.header(SPEC), restval="")
     writer.writeheader()
     for r in results:
         writer.writerow(grades_csv.row(r))
@@ -211,6 +213,27 @@ def test_a_wrong_lms_setting_is_one_line(tmp_path, extra, complaint):
                            "export", "fall-a"], cwd=REPO, capture_output=True, text=True,
                           timeout=120, check=False)
     assert complaint in one_line_error(done)
+
+
+def test_a_cohort_of_another_assignment_names_its_columns_and_points_after_it(tmp_path):
+    second = students.assignment()
+    config = write_config(tmp_path, f'assignment = "{second.name}"\n'
+                                    f'assignments = "{students.BUNDLES}"')
+    cohort = get_cohort("fall-a", config)
+    assert cohort.bundle() is second
+    assert cohort.canvas.column == second.name == cohort.moodle.grade_item
+    parts = [PartResult(name, points - 1.5 * (i == 0), float(points))
+             for i, (name, points) in enumerate(second.part_points.items())]
+    graded = SubmissionResult("v1", second.name, STATUS_GRADED, parts=parts)
+    grades_csv.write([graded], tmp_path / "grades.csv", second)
+    header, row = list(csv.reader(io.StringIO((tmp_path / "grades.csv").read_text())))
+    assert header[5:5 + len(second.part_points)] == list(second.part_points)
+    grades, _ = split([graded])
+    canvas_file = canvas.write(tmp_path / canvas.FILE_NAME, grades, cohort.canvas,
+                               second.total_points)
+    written = list(csv.reader(io.StringIO(canvas_file.read_text(encoding="utf-8"))))
+    assert written[0][-1] == second.name and written[1][-1] == f"{second.total_points:g}"
+    assert written[2][-1] == row[header.index("total")] == f"{second.total_points - 1.5:g}"
 
 
 def test_the_repository_cohorts_toml_has_valid_lms_settings():

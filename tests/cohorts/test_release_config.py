@@ -9,7 +9,7 @@ from pathlib import Path
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import get_cohort
 from autograder.results import formgrader
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 
 def test_prepare_root_writes_the_refusing_block_every_time(tmp_path: Path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from autograder.batch.course import RESULTS_JSON, Course
 from autograder.integrations.cohorts.summary import write_summary
 from autograder.results.result import STATUS_GRADED, PartResult, SubmissionResult, save
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 
 def graded(student: str, diagnoses: dict[str, list[str]]) -> SubmissionResult:
@@ -27,7 +27,7 @@ def test_a_misconception_in_two_parts_counts_one_student(tmp_path):
         course.submitted(student).mkdir(parents=True)
         save(graded(student, diagnoses), course.autograded(student) / RESULTS_JSON)
 
-    text = write_summary(course).read_text()
+    text = write_summary(course, SPEC).read_text()
 
     assert "**dtype_not_preserved** (1 student)" in text
     assert "**mask_inverted** (1 student)" in text
@@ -47,7 +47,7 @@ def test_summary_md_holds_back_what_the_report_holds_back(tmp_path):
         course.submitted(student).mkdir(parents=True)
         save(result, course.autograded(student) / RESULTS_JSON)
 
-    text = write_summary(course).read_text()
+    text = write_summary(course, SPEC).read_text()
 
     assert "**mask_inverted** (1 student)" in text
     assert "all_masked_zeros" not in text

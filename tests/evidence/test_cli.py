@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from autograder.bundles.h2_attention.evidence import verify_evidence
 from autograder.cli import COMMANDS, main
-from autograder.evidence import verify_evidence
-from autograder.spec import SPEC
 from solutions.evidence import LIMITATION_PLACEHOLDER
+from tests.support.h2 import SPEC
 
 from .helpers import COHORT, OTHER_STUDENT, STUDENT
 
 ROOT = Path(__file__).resolve().parents[2]
+BUNDLES = ROOT / "tests" / "bundles"  # a second assignment, without an evidence file
 
 
 def _run(capsys, *argv):
@@ -25,7 +26,29 @@ def _run(capsys, *argv):
 
 
 def test_command_is_registered():
-    assert COMMANDS["verify-evidence"][0] == "autograder.evidence.command"
+    assert COMMANDS["verify-evidence"][0] == "autograder.assignments.evidence_command"
+
+
+@pytest.mark.parametrize("named", [(), ("h2_attention",), ("--assignment", "h2_attention")])
+def test_the_assignment_may_be_named_or_left_out(capsys, write, reference_evidence, named):
+    """Left out, it is the only assignment here with an evidence file (H2)."""
+    path = write(SPEC.evidence_file, reference_evidence)
+    code, out = _run(capsys, *named, path, "--student-id", STUDENT, "--cohort", COHORT)
+    assert code == 0 and "evidence 14/14" in out.out and out.err == ""
+
+
+def test_an_assignment_without_evidence_says_so_in_one_line(capsys, write, reference_evidence):
+    path = write(SPEC.evidence_file, reference_evidence)
+    code, out = _run(capsys, "vectors", path, "--assignments", BUNDLES)
+    assert code == 2 and out.out == ""
+    assert out.err == "error: assignment 'vectors' has no evidence file: there is nothing to verify\n"
+
+
+def test_an_unknown_assignment_is_one_line(capsys, write, reference_evidence):
+    path = write(SPEC.evidence_file, reference_evidence)
+    code, out = _run(capsys, "--assignment", "h3_decoder", path)
+    assert code == 2 and out.out == "" and len(out.err.splitlines()) == 1
+    assert "h3_decoder" in out.err and "h2_attention" in out.err
 
 
 def test_good_file_exits_zero(capsys, write, reference_evidence):

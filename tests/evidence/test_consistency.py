@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from autograder.evidence import (
+from autograder.bundles.h2_attention.evidence import (
     EVIDENCE_CHECK_POINTS,
     EVIDENCE_POINTS,
     LIMITATION_POINTS,
@@ -294,7 +294,7 @@ def test_messages_explain_expected_and_why(evidence):
 
 def test_points_match_the_notebook():
     """The verifier's part maxima are the spec's points (autograder.spec)."""
-    from autograder.spec import SPEC
+    from tests.support.h2 import SPEC
 
     points = SPEC.part_points
     assert (points["evidence"], points["limitation"]) == (EVIDENCE_POINTS, LIMITATION_POINTS)

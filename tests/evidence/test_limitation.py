@@ -7,8 +7,7 @@ import time
 
 import pytest
 
-from autograder.authoring.sample_cohort import GOOD_LIMITATION as SAMPLE_COHORT_LIMITATION
-from autograder.evidence import (
+from autograder.bundles.h2_attention.evidence import (
     EVIDENCE_POINTS,
     LIMITATION_POINTS,
     LIMITATION_REVIEW_POINTS,
@@ -17,7 +16,7 @@ from autograder.evidence import (
     notebook_echo,
     verify_evidence,
 )
-from autograder.evidence.limitation import (
+from autograder.bundles.h2_attention.evidence.limitation import (
     MAX_FILLER_SHARE,
     MAX_WORDS,
     MIN_CONCRETE_WITH_FILLER,
@@ -32,8 +31,9 @@ from autograder.evidence.limitation import (
     prose_finding,
     prose_signals,
 )
-from autograder.spec import SPEC
+from autograder.bundles.h2_attention.samples import GOOD_LIMITATION as SAMPLE_COHORT_LIMITATION
 from solutions.evidence import LIMITATION_PLACEHOLDER
+from tests.support.h2 import SPEC
 from tests.test_correct_students import SOLUTIONS, split_solution
 
 from .helpers import COHORT, GOOD_LIMITATION, STUDENT, dump
@@ -526,7 +526,7 @@ def test_unreadable_release_notebook_fails_closed(monkeypatch, tmp_path):
     class Broken:
         grader_release_notebook = tmp_path / "absent.ipynb"
 
-    monkeypatch.setattr(notebook_echo, "SPEC", Broken())
+    monkeypatch.setattr(notebook_echo, "H2", Broken())
     with pytest.raises(notebook_echo.NotebookUnavailable) as error:
         notebook_echo.release_index()
     assert "absent.ipynb" in str(error.value) and "\n" not in str(error.value)

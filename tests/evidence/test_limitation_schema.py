@@ -11,8 +11,13 @@ from __future__ import annotations
 import pytest
 from jsonschema import Draft202012Validator
 
-from autograder.evidence import EVIDENCE_POINTS, SCHEMA_PATH, load_schema, verify_evidence
-from autograder.evidence.limitation import TOO_FEW_WORDS, judge_limitation
+from autograder.bundles.h2_attention.evidence import (
+    EVIDENCE_POINTS,
+    SCHEMA_PATH,
+    load_schema,
+    verify_evidence,
+)
+from autograder.bundles.h2_attention.evidence.limitation import TOO_FEW_WORDS, judge_limitation
 from solutions.evidence import LIMITATION_PLACEHOLDER
 from solutions.evidence_check import validate_evidence_file
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.evidence import verify_evidence
-from autograder.evidence.loading import MAX_BYTES, MAX_DEPTH, load_evidence
-from autograder.evidence.report import STATUSES
-from autograder.spec import SPEC
+from autograder.bundles.h2_attention.evidence import verify_evidence
+from autograder.bundles.h2_attention.evidence.loading import MAX_BYTES, MAX_DEPTH, load_evidence
+from autograder.bundles.h2_attention.evidence.report import STATUSES
+from tests.support.h2 import SPEC
 
 from .helpers import COHORT, STUDENT, dump
 
@@ -239,7 +239,7 @@ def test_random_value_swaps_never_raise(reference_evidence):
 
 
 def test_unexpected_failure_becomes_a_finding(monkeypatch, reference_evidence):
-    import autograder.evidence.verify as verify
+    import autograder.bundles.h2_attention.evidence.verify as verify
 
     def boom(*args, **kwargs):
         raise ZeroDivisionError("bug in the grader")

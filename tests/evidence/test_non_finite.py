@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 import solutions
-from autograder.evidence import verify_evidence
-from autograder.evidence.non_finite import decode_numbers, locate
-from autograder.spec import SPEC
+from autograder.bundles.h2_attention.evidence import verify_evidence
+from autograder.bundles.h2_attention.evidence.non_finite import decode_numbers, locate
 from solutions.evidence import build_evidence, save_evidence
 from solutions.evidence_check import validate_evidence_file
+from tests.support.h2 import SPEC
 
 from .helpers import COHORT, GOOD_LIMITATION, OTHER_STUDENT, STUDENT, dump
 

@@ -9,7 +9,12 @@ import random
 
 import pytest
 
-from autograder.evidence.schema_check import inline_refs, load_schema, quick_validator, validator
+from autograder.bundles.h2_attention.evidence.schema_check import (
+    inline_refs,
+    load_schema,
+    quick_validator,
+    validator,
+)
 from tests.evidence.test_schema import SCHEMA_CASES
 
 REPLACEMENTS = [None, True, False, 0, 1, -1, 2.5, 1e12, -1e12, "", "x", "1.0", "float32", [], {},

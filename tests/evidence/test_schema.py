@@ -7,10 +7,16 @@ import json
 import pytest
 from jsonschema import Draft202012Validator
 
-from autograder.evidence import EVIDENCE_POINTS, SCHEMA_PATH, load_schema, verify_evidence
-from autograder.spec import SPEC
+from autograder.bundles.h2_attention.evidence import (
+    EVIDENCE_POINTS,
+    SCHEMA_PATH,
+    load_schema,
+    verify_evidence,
+)
+from autograder.bundles.h2_attention.sections import IDENTITY, SECTIONS
 from solutions.evidence import EVIDENCE_SCHEMA_VERSION
 from solutions.evidence_check import validate_evidence_file
+from tests.support.h2 import SPEC
 
 from .helpers import COHORT, STUDENT, dump
 
@@ -34,6 +40,20 @@ def test_schema_is_draft_2020_12_with_identity():
     assert schema["$id"].startswith("https://") and EVIDENCE_SCHEMA_VERSION in schema["$id"]
     assert schema["title"] and schema["description"]
     assert schema["properties"]["schema_version"]["const"] == EVIDENCE_SCHEMA_VERSION
+
+
+def test_the_schema_has_the_sections_the_spec_names():
+    """The spec names the evidence checks; every one but the identity check is a required
+    section of the file, whose fields the sections table describes (``sections.py``)."""
+    schema = load_schema()
+    assert [name for name in SPEC.evidence_sections if name != IDENTITY] == list(SECTIONS)
+    assert set(SECTIONS) <= set(schema["required"])
+    for name, section in SECTIONS.items():
+        body = schema["properties"][name]["else"]
+        if body["type"] == "array":  # parity: one entry per dtype
+            body = schema["$defs"][body["items"]["$ref"].removeprefix("#/$defs/")]
+        named = {*section.computed_by, *section.shapes, *section.inputs}
+        assert named <= set(body["required"]), name
 
 
 def test_every_property_has_a_description():

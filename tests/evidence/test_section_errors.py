@@ -10,10 +10,10 @@ import json
 import pytest
 
 import solutions
-from autograder.evidence import verify_evidence
-from autograder.spec import SPEC
+from autograder.bundles.h2_attention.evidence import verify_evidence
 from solutions.evidence import build_evidence
 from solutions.evidence_check import validate_evidence_file
+from tests.support.h2 import SPEC
 
 STUDENT = "s-stub"
 LIMITATION = (

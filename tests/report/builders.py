@@ -12,14 +12,14 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.authoring.sample_cohort import (
+from autograder.bundles.h2_attention.samples import (
     GOOD_LIMITATION,
     own_functions,
     set_cell,
     solved_notebook,
     write_evidence,
 )
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 from tests.test_correct_students import split_solution
 
 # A comment a copier might write: the report must show it as text, never as markup.

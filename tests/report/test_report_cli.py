@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from autograder.report import ReportError, write_report
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
 from tests.support.cli import one_line_error
+from tests.support.h2 import SPEC
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
@@ -31,7 +32,7 @@ def write_config(tmp: Path) -> Path:
 def test_an_ungraded_root_is_refused(tmp_path):
     (tmp_path / "submitted" / "s1" / SPEC.name).mkdir(parents=True)
     with pytest.raises(ReportError, match="nothing graded"):
-        write_report(tmp_path)
+        write_report(tmp_path, SPEC)
     line = one_line_error(cli("report", "--root", str(tmp_path)))
     assert line.startswith(f"error: nothing graded for {SPEC.name} in {tmp_path}")
     assert "autograde" in line

@@ -22,16 +22,16 @@ from pathlib import Path
 
 import pytest
 
-from autograder.authoring.sample_cohort import GOOD_LIMITATION, VARIANTS, build_submission
 from autograder.batch.course import TIMESTAMP_TXT, Course
 from autograder.batch.engine import BatchOptions, grade_course
+from autograder.bundles.h2_attention.samples import GOOD_LIMITATION, VARIANTS, build_submission
 from autograder.integrations.cohorts.summary import write_summary
 from autograder.report import statistics as stats
 from autograder.report import write_report
 from autograder.report.build import build_report
 from autograder.report.loading import load_course
 from autograder.sandbox.limits import Limits
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
 from tests.report.builders import (
     HOSTILE_COMMENT,
     dtype_twice_cells,
@@ -39,6 +39,7 @@ from tests.report.builders import (
     style_cells,
     write_submission,
 )
+from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
 
@@ -101,8 +102,8 @@ def cohort(tmp_path_factory) -> dict:
     build_cohort(root)
     options = BatchOptions(jobs=2, progress=False, limits=LIMITS, cohort=COHORT, due=DUE)
     summary = grade_course(Course(root, SPEC.name), options=options)
-    files = write_report(root, cohort=COHORT)
-    report = build_report(load_course(root, SPEC.name), COHORT)
+    files = write_report(root, SPEC, cohort=COHORT)
+    report = build_report(load_course(root, SPEC.name), SPEC, COHORT)
     return {"root": root, "config": config, "results": {r.student: r for r in summary.results},
             "files": files, "report": report, "html": files.html.read_text(encoding="utf-8")}
 
@@ -143,7 +144,7 @@ def test_misconceptions_count_students_once(cohort):
     assert rows["dtype_not_preserved"]["wording"].startswith("The result's dtype differs")
     # summary.md (cohort export) agrees: one student, not one per part
     assert "**dtype_not_preserved** (1 student)" in write_summary(
-        Course(cohort["root"], SPEC.name)).read_text()
+        Course(cohort["root"], SPEC.name), SPEC).read_text()
 
 
 def test_item_analysis_flags(cohort):
@@ -213,7 +214,7 @@ def test_similarity_finds_the_planted_pair_and_nothing_else(cohort):
 
 def test_the_report_without_a_cohort_reads_the_files_cohort(cohort, tmp_path):
     """Graded with --cohort, reported without it: each evidence file names its cohort."""
-    files = write_report(cohort["root"], out_dir=tmp_path)
+    files = write_report(cohort["root"], SPEC, out_dir=tmp_path)
     assert read_csv(files.html.parent / "evidence_copies.csv") == \
         read_csv(cohort["files"].html.parent / "evidence_copies.csv")
 

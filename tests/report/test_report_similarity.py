@@ -19,10 +19,11 @@ import sys
 import nbformat
 import pytest
 
-from autograder.authoring.sample_cohort import GOOD_LIMITATION, solved_notebook
+from autograder.bundles.h2_attention.samples import GOOD_LIMITATION, solved_notebook
 from autograder.report import similarity
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
 from tests.report.builders import near_copy_cells, style_cells, write_submission
+from tests.support.h2 import SPEC
 from tests.test_correct_students import SOLUTIONS
 
 STARTER = similarity.Starter.from_notebook(SPEC.release_notebook)

@@ -19,7 +19,7 @@ from autograder.results.result import (
     load,
     save,
 )
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 PART = SPEC.function_parts[0]
 OTHER = SPEC.function_parts[1]
@@ -56,7 +56,7 @@ def test_flags_of_item_analysis(tmp_path):
         result("e", {"easy": False, "broken": False, "hard": False, "good": False}, 0,
                status=STATUS_UNGRADABLE),  # not counted: fails for another reason
     ]
-    items = {i.check: i for i in statistics.item_analysis(saved_and_loaded(rows, tmp_path))}
+    items = {i.check: i for i in statistics.item_analysis(saved_and_loaded(rows, tmp_path), SPEC)}
     assert items["easy"].flags == (statistics.NOBODY_FAILS,)
     assert items["easy"].discrimination is None and items["easy"].students == 4
     assert items["hard"].flags == (statistics.EVERYBODY_FAILS,)
@@ -69,7 +69,7 @@ def test_flags_of_item_analysis(tmp_path):
 def test_discrimination_is_the_correlation_with_the_rest_of_the_score():
     rows = [result("a", {"x": True}, 10), result("b", {"x": False}, 12),
             result("c", {"x": True}, 2)]
-    (item,) = statistics.item_analysis(rows)
+    (item,) = statistics.item_analysis(rows, SPEC)
     scores, rests = [1.0, 0.0, 1.0], [10.0, 12.0, 2.0]  # rest = total minus the check
     mx, my = sum(scores) / 3, sum(rests) / 3
     cov = sum((s - mx) * (r - my) for s, r in zip(scores, rests, strict=True))
@@ -85,12 +85,12 @@ def test_a_misconception_counts_each_student_once():
         result("b", {"x": True}, 10, diagnoses={OTHER: ["dtype_not_preserved", "mask_inverted"]}),
         result("c", {"x": True}, 10),
     ]
-    found = {m.code: m for m in statistics.misconception_counts(rows)}
+    found = {m.code: m for m in statistics.misconception_counts(rows, SPEC)}
     assert found["dtype_not_preserved"].students == ("a", "b")
     assert found["dtype_not_preserved"].parts == (PART, OTHER)
     assert found["mask_inverted"].students == ("b",)
     assert "float32" in found["dtype_not_preserved"].text  # the students' wording
-    assert [m.code for m in statistics.misconception_counts(rows)][0] == "dtype_not_preserved"
+    assert [m.code for m in statistics.misconception_counts(rows, SPEC)][0] == "dtype_not_preserved"
 
 
 def test_review_lists_say_why():
@@ -131,11 +131,11 @@ def test_a_submission_under_an_integrity_review_is_no_misconception():
     patched.needs_review = True
     unjudged = result("u", {"x": True}, 10, diagnoses={PART: ["all_masked_zeros"]})
     unjudged.parts.append(PartResult("limitation", 4, 8, needs_review=True))  # no such question
-    found = {m.code: m for m in statistics.misconception_counts([honest, patched, unjudged])}
+    found = {m.code: m for m in statistics.misconception_counts([honest, patched, unjudged], SPEC)}
     assert found["all_masked_zeros"].students == ("a", "u")
     assert found["all_masked_zeros"].held_back == ("m",)
     assert "dtype_not_preserved" not in found  # only the held-back student has it
-    (held,) = statistics.held_back_students([honest, patched, unjudged])
+    (held,) = statistics.held_back_students([honest, patched, unjudged], SPEC)
     assert held.student == "m" and held.codes == ("all_masked_zeros", "dtype_not_preserved")
     assert "evidence" in held.why
 
@@ -145,8 +145,8 @@ def test_code_that_reached_for_the_grading_machine_is_held_back():
 
     reached = result("r", {"x": False}, 0, diagnoses={PART: ["softmax_wrong_axis"]})
     reached.notes = [REACHED_OUT_CELL]
-    assert statistics.held_back(reached)
-    assert statistics.misconception_counts([reached]) == []
+    assert statistics.held_back(reached, SPEC)
+    assert statistics.misconception_counts([reached], SPEC) == []
 
 
 def test_review_details_do_not_repeat_the_reason():

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder.authoring.sample_cohort import VARIANTS, build_submission
 from autograder.batch.course import RESULTS_JSON, Course
 from autograder.batch.engine import BatchOptions, grade_course
+from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
 from autograder.results.decisions import DECISIONS_JSON
 from autograder.results.result import load
 from autograder.sandbox.limits import Limits
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
 
@@ -160,7 +160,7 @@ def test_cohort_export_reads_a_formgrader_score_in_before_it_exports(tmp_path):
     course = _build(tmp_path / "course")
     grade_course(course, options=OPTIONS)
     _set_manual_score_as_formgrader_does(course.root, UNJUDGED, "limitation", 8)
-    _read_in_formgrader(course)
+    _read_in_formgrader(course, SPEC)
     scores = _everywhere(course, UNJUDGED)
     assert len(set(scores.values())) == 1, scores
     assert load(course.autograded(UNJUDGED) / RESULTS_JSON).part("limitation").points == 8

@@ -19,8 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.authoring import sample_cohort
 from autograder.batch.course import RESULTS_JSON
+from autograder.bundles.h2_attention import samples as sample_cohort
 from autograder.results.result import load
 from autograder.spec import REPO, SPEC
 

@@ -13,10 +13,10 @@ import sys
 import time
 from pathlib import Path
 
-from autograder.authoring.sample_cohort import VARIANTS, build_submission
 from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON
+from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
 from autograder.sandbox.limits import Limits
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 FAST_LIMITS = Limits(cell_timeout=5, call_timeout=3, notebook_timeout=30)
 WORKER_ENV = {"DASK_DISTRIBUTED__WORKER__DAEMON": "False"}  # what the README tells TAs

@@ -20,6 +20,7 @@ import numpy as np
 from autograder.untrusted import plain
 from autograder.untrusted.errors import StudentError
 from autograder.untrusted.seeding import seed_everything
+from tests.support.wire import roundtrip
 
 
 class InProcessStudent:
@@ -63,7 +64,7 @@ class InProcessStudent:
             raise StudentError("missing", function=name)
         function = self._namespace[name]
         # Fresh copies: whatever the student does to them cannot reach the caller.
-        args, kwargs = plain.roundtrip((args, kwargs), readonly=readonly)
+        args, kwargs = roundtrip((args, kwargs), readonly=readonly)
         seed_everything()
         try:
             with _quiet():
@@ -73,7 +74,7 @@ class InProcessStudent:
         except BaseException as exc:  # noqa: BLE001 - any student failure is data
             raise StudentError.from_exception(exc, function=name) from None
         try:
-            return plain.roundtrip(result)
+            return roundtrip(result)
         except plain.PlainDataError as err:
             raise StudentError("bad_output", "PlainDataError", str(err), function=name) from None
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.authoring import sample_cohort
 from autograder.authoring.sync import grade_id
+from autograder.bundles.h2_attention import samples as sample_cohort
 from autograder.spec import SPEC
 
 # The grader's distribution as its install files spell it (pyproject's name, normalised).

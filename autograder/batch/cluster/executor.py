@@ -1,12 +1,13 @@
 """The coordinator's loop for ``--cluster``: hand out submissions, record each result once.
 
 It starts (``dask-local``, ``slurm``) or reaches (``tcp://``) a Dask cluster, registers
-the grading plugin (``worker``) and checks every worker before anything is graded: its
-session started, its sandbox isolates (or the TA allowed weaker isolation), and it runs
-the same grader (grading key). Then it keeps a bounded window of tasks in flight (the
+the grading plugin (``worker``, told which assignment as plain data: its name and where to
+find its bundle) and checks every worker before anything is graded: its session started,
+its sandbox isolates (or the TA allowed weaker isolation), and it grades the same
+assignment with the same grader (the assignment's grading key). Then it keeps a bounded window of tasks in flight (the
 files of a submission travel with its task, so the coordinator's memory stays bounded),
-and as each result arrives it writes ``results.json`` and ``feedback.html`` itself, as
-the local pool's grading processes do, and reports it. The coordinator alone writes.
+and as each result arrives it saves it itself (``outcome.save_result``, as the local
+pool's grading processes do) and reports it. The coordinator alone writes.
 
 Failures: a worker process that dies makes Dask re-run its tasks elsewhere; a submission
 whose grading process is killed on every try (``allowed-failures``) becomes a grader
@@ -25,15 +26,20 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autograder.batch.cluster.choice import DASK_LOCAL, SCHEDULER, ClusterChoice, ClusterError
-from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
-from autograder.batch.engine import BatchOptions, internal_error_result, mark_submission_time
+from autograder.batch.cluster.transfer import pack
+from autograder.batch.course import Course
+from autograder.batch.options import BatchOptions
+from autograder.batch.outcome import internal_error_result, save_result
+from autograder.grading.paths import private_paths
 from autograder.grading.submission import content_hash
-from autograder.results import feedback_page as report
-from autograder.results.result import SubmissionResult, save
+from autograder.results.result import SubmissionResult
 from autograder.sandbox.client import IsolationError
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler given as tcp://
 WORKER_TIMEOUT = 60.0  # seconds for an existing scheduler to have a worker
@@ -125,14 +131,22 @@ def _first_line(error: BaseException) -> str:
     return text[0] if text else type(error).__name__
 
 
-def start_sessions(client: Any, options: BatchOptions) -> dict[str, dict[str, Any]]:
-    """Register the grading plugin (every worker starts its session and probes its sandbox)
-    and check each worker present; returns their states. Workers that join later are
-    checked by their first task (``grade_task`` refuses to grade when they cannot)."""
-    from autograder.batch.cluster.worker import PLUGIN_NAME, GradingSessionPlugin, worker_state
-    from autograder.spec import SPEC
+def start_sessions(client: Any, assignment: Assignment,
+                   options: BatchOptions) -> dict[str, dict[str, Any]]:
+    """Register the grading plugin (every worker loads ``assignment``, starts its session and
+    probes its sandbox) and check each worker present; returns their states. Workers that
+    join later are checked by their first task (``grade_task`` refuses to grade when they
+    cannot)."""
+    # Dask's own modules: only once a cluster is asked for.
+    from autograder.batch.cluster.worker import (
+        PLUGIN_NAME,
+        GradingSessionPlugin,
+        bundle_folders,
+        worker_state,
+    )
 
-    plugin = GradingSessionPlugin(options.limits.to_dict(), options.isolate, options.allow_weaker)
+    plugin = GradingSessionPlugin(assignment.name, bundle_folders(assignment),
+                                  options.limits.to_dict(), options.isolate, options.allow_weaker)
     try:
         client.register_plugin(plugin, name=PLUGIN_NAME)
         states = client.run(worker_state)
@@ -145,11 +159,12 @@ def start_sessions(client: Any, options: BatchOptions) -> dict[str, dict[str, An
             raise IsolationError(f"{state['problem']} [{where}]")
         if not state.get("ready"):
             raise ClusterError(f"{where} cannot grade: {state.get('problem', 'no session')}")
-        if state.get("grading_key") != SPEC.grading_key:
+        if state.get("grading_key") != assignment.grading_key:
             raise ClusterError(
-                f"{where} runs another version of the grader (grading key "
-                f"{state.get('grading_key')}, here {SPEC.grading_key}): install this "
-                "checkout there, with the same library versions")
+                f"{where} runs another version of the grader or of {assignment.name} "
+                f"(grading key {state.get('grading_key')}, here {assignment.grading_key}): "
+                "install this checkout there, with the same library versions and the same "
+                "assignment bundle")
     return states
 
 
@@ -157,8 +172,6 @@ def hidden_paths(course: Course, student: str) -> list[str]:
     """The coordinator's paths that the local grader would redact from this student's
     messages (course root, submission folder, repository, home, temporary directory):
     the worker redacts them too, besides its own."""
-    from autograder.grading.grade_one import private_paths
-
     return [*private_paths(course.submitted(student)), tempfile.gettempdir()]
 
 
@@ -170,18 +183,19 @@ def killed_reason(times: str) -> str:
 
 def grade_on_cluster(
     course: Course,
+    assignment: Assignment,
     students: Sequence[str],
     options: BatchOptions,
     on_result: Callable[[SubmissionResult], None],
     on_started: Callable[[], None] = lambda: None,
 ) -> None:
-    """Grade ``students`` on ``options.cluster``; ``on_result`` gets each result once, after
-    its ``results.json`` and ``feedback.html`` are written."""
+    """Grade ``students`` of ``course`` as ``assignment`` on ``options.cluster``;
+    ``on_result`` gets each result once, after it is saved."""
+    # Dask's own modules: only once a cluster is asked for.
     from distributed import as_completed
     from distributed.client import FutureCancelledError
     from distributed.scheduler import KilledWorker
 
-    from autograder.batch.cluster.transfer import pack
     from autograder.batch.cluster.worker import PLUGIN_NAME, grade_task
 
     choice = options.cluster
@@ -189,7 +203,7 @@ def grade_on_cluster(
         return
     killed_times = "twice" if choice.kind == DASK_LOCAL else "on every try"
     with connect(choice) as client:
-        start_sessions(client, options)
+        start_sessions(client, assignment, options)
         on_started()
         queue = deque(students)
         in_flight: dict[Any, tuple[str, bool, int]] = {}  # future -> (student, partial, bytes)
@@ -213,14 +227,14 @@ def grade_on_cluster(
                     < MAX_IN_FLIGHT_BYTES):
                 student = queue.popleft()
                 try:
-                    entries, partial = pack(course.submitted(student))
+                    entries, partial = pack(course.submitted(student), assignment)
                 except OSError as error:
-                    record(internal_error_result(student, course.assignment,
+                    record(internal_error_result(student, assignment,
                                                  f"{type(error).__name__}: {error}"))
                     continue
                 size = sum(len(data) for _, _, data in entries if isinstance(data, bytes))
                 future = client.submit(
-                    grade_task, student, course.assignment, entries, options.cohort,
+                    grade_task, student, assignment.name, entries, options.cohort,
                     hidden_paths(course, student), key=f"h2-grade-{student}-{uuid.uuid4().hex}",
                     pure=False)
                 in_flight[future] = (student, partial, size)
@@ -233,7 +247,7 @@ def grade_on_cluster(
                 try:
                     payload = future.result()
                 except KilledWorker:
-                    record(internal_error_result(student, course.assignment,
+                    record(internal_error_result(student, assignment,
                                                  f"RuntimeError: {killed_reason(killed_times)}"))
                     payload = None
                 except FutureCancelledError:
@@ -241,13 +255,13 @@ def grade_on_cluster(
                                        "restarted?): run the command again, graded "
                                        "submissions are kept") from None
                 except Exception as error:  # noqa: BLE001 - a grader failure is a row
-                    record(internal_error_result(student, course.assignment,
+                    record(internal_error_result(student, assignment,
                                                  f"{type(error).__name__}: {error}"))
                     payload = None
                 finally:
                     future.release()
                 if payload is not None and student not in recorded:
-                    _handle(payload, course, student, partial, options, record)
+                    _handle(payload, course, assignment, student, partial, options, record)
                 submit_more()
         finally:
             if in_flight:
@@ -258,27 +272,24 @@ def grade_on_cluster(
                 pass
 
 
-def _handle(payload: dict[str, Any], course: Course, student: str, partial: bool,
-            options: BatchOptions, record: Callable[[SubmissionResult], None]) -> None:
-    """One task's plain answer: a result (written here, then recorded), a grader error,
+def _handle(payload: dict[str, Any], course: Course, assignment: Assignment, student: str,
+            partial: bool, options: BatchOptions,
+            record: Callable[[SubmissionResult], None]) -> None:
+    """One task's plain answer: a result (saved here, then recorded), a grader error,
     or a worker's refusal (which stops the batch)."""
     if "refused" in payload:
         if payload.get("isolation_failed"):
             raise IsolationError(str(payload["refused"]))
         raise ClusterError(f"a Dask worker cannot grade: {payload['refused']}")
     if "error" in payload:
-        record(internal_error_result(student, course.assignment, str(payload["error"])))
+        record(internal_error_result(student, assignment, str(payload["error"])))
         return
     result = SubmissionResult.from_gradescope(payload["result"])
-    if result.student != student:
-        record(internal_error_result(student, course.assignment,
-                                     f"a worker answered for {result.student!r}"))
+    if result.student != student or result.assignment != assignment.name:
+        record(internal_error_result(
+            student, assignment,
+            f"a worker answered for {result.student!r} in {result.assignment!r}"))
         return
-    folder = course.submitted(student)
     if partial:  # some file travelled as its size only: hash the original
-        result.submission_hash = content_hash(folder)
-    mark_submission_time(result, folder, options.due_for(student))  # before anything is saved
-    out = course.autograded(student)
-    save(result, out / RESULTS_JSON)
-    report.save(result, out / FEEDBACK_HTML)
-    record(result)
+        result.submission_hash = content_hash(course.submitted(student))
+    record(save_result(course, assignment, result, due=options.due_for(student)))

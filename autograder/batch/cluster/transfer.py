@@ -6,9 +6,9 @@ files with their bytes, folders, and stand-ins for what the grader refuses unrea
 (symbolic links, FIFOs and other special files), so that the worker's copy grades
 exactly as the original would. The bytes are bounded (``MAX_TASK_BYTES``): a file that
 does not fit is sent as its size only and becomes a sparse file of that size on the
-worker; the grader reads no file that large (a notebook over 50 MiB or an evidence file
-over 1 MiB is refused by its size), and the coordinator then takes the submission's
-content hash from the original folder.
+worker; the grader reads no file that large (a notebook over 50 MiB, or an evidence file
+over its plugin's ``max_bytes``, is refused by its size), and the coordinator then takes
+the submission's content hash from the original folder.
 """
 
 from __future__ import annotations
@@ -16,10 +16,12 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from autograder.evidence.loading import MAX_BYTES as MAX_EVIDENCE_BYTES
 from autograder.grading.submission import MAX_NOTEBOOK_BYTES
-from autograder.spec import SPEC
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
 
 MAX_TASK_BYTES = 64 * 2**20
 """File bytes one task carries at most (what a correct submission needs is ~100 KB)."""
@@ -29,12 +31,13 @@ Entry = tuple[str, str, bytes | int | None]
 """(path relative to the submission folder, kind, bytes for a file / size for SIZE_ONLY)."""
 
 
-def _priority(relative: str, size: int) -> tuple[int, int]:
-    """What the grader reads goes first: the notebook, the evidence file, other notebooks."""
+def _priority(relative: str, size: int, notebook: str, evidence: str) -> tuple[int, int]:
+    """What the grader reads goes first: the assignment's ``notebook``, its ``evidence``
+    file ("" for an assignment without one), other notebooks."""
     name = PurePosixPath(relative)
-    if relative == SPEC.notebook:
+    if relative == notebook:
         rank = 0
-    elif relative == SPEC.evidence_file:
+    elif evidence and relative == evidence:
         rank = 1
     elif name.suffix == ".ipynb" and len(name.parts) == 1:
         rank = 2
@@ -43,8 +46,10 @@ def _priority(relative: str, size: int) -> tuple[int, int]:
     return rank, size
 
 
-def pack(folder: Path, budget: int = MAX_TASK_BYTES) -> tuple[list[Entry], bool]:
-    """The entries of ``folder`` and whether some file was sent as its size only.
+def pack(folder: Path, assignment: Assignment,
+         budget: int = MAX_TASK_BYTES) -> tuple[list[Entry], bool]:
+    """The entries of ``folder`` (a submission of ``assignment``) and whether some file was
+    sent as its size only.
 
     A folder that is a symbolic link (or whose student folder is) gets a first entry ``.``
     of kind LINK, then what the link shows: the grader refuses its notebook, and reads its
@@ -67,10 +72,12 @@ def pack(folder: Path, budget: int = MAX_TASK_BYTES) -> tuple[list[Entry], bool]
         else:
             entries.append((relative, SPECIAL, None))
     truncated = False
-    for relative, size in sorted(files, key=lambda item: _priority(*item)):
-        rank = _priority(relative, size)[0]
+    plugin = assignment.evidence  # None: the assignment has no evidence file
+    names = (assignment.notebook, plugin.file_name if plugin is not None else "")
+    for relative, size in sorted(files, key=lambda item: _priority(*item, *names)):
+        rank = _priority(relative, size, *names)[0]
         refused_by_size = ((rank in (0, 2) and size > MAX_NOTEBOOK_BYTES)
-                           or (rank == 1 and size > MAX_EVIDENCE_BYTES))
+                           or (rank == 1 and size > plugin.max_bytes))
         if not refused_by_size and size <= budget:
             data = (folder / relative).read_bytes()
             budget -= len(data)

@@ -2,17 +2,19 @@
 
 ``GradingSessionPlugin`` is registered by the coordinator; Dask sets it up once in every
 worker process (and again in a worker that replaces a dead one), never per submission.
-Its setup starts what a process of the local pool has: a warm zygote, a leased sandbox
-uid and the collected checks (``GradingSession.start``), then forks one empty sandboxed
-worker (``engine.probe_isolation``): a worker that cannot isolate refuses every task
-(fail closed). Its teardown, when the worker leaves, closes the session.
+It carries the assignment as plain data (its name and the folders its bundle is found in,
+never a pickled module) and its setup loads it from there (``load_assignment``), then starts
+what a process of the local pool has: a warm zygote, a leased sandbox uid and the
+assignment's collected checks (``GradingSession.start``), and forks one empty sandboxed
+worker (``isolation_probe``): a worker that cannot isolate refuses every task (fail
+closed). Its teardown, when the worker leaves, closes the session.
 
 ``grade_task`` gets a submission's files as plain data (``transfer``), writes them into a
-private temporary folder laid out as ``<tmp>/submitted/<student>/<assignment>`` (so the
-paths that ``private_paths`` redacts are the copy's), grades it with ``load_submission``
-and ``grade_submission``, and returns plain data: ``{"result": <results.json as a dict>}``,
-``{"error": "Type: message"}`` for a grader failure, or ``{"refused": why}`` when this
-worker cannot grade at all. It writes nothing the coordinator reads: results travel back.
+private temporary course root, at the submission's place in it (``Course.submitted``: so
+the paths that ``private_paths`` redacts are the copy's), grades it with
+``load_submission`` and ``grade_submission``, and returns plain data:
+``{"result": <results.json as a dict>}``, ``{"error": "Type: message"}`` for a grader
+failure, or ``{"refused": why}`` when this worker cannot grade at all. It writes nothing the coordinator reads: results travel back.
 
 Student files stay on a worker only while they are graded: each copy lives under the
 worker's own ``<tmp>/h2-dask-<pid>-*``, removed after each task and at teardown; a worker
@@ -29,11 +31,17 @@ import socket
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from distributed import Reschedule, WorkerPlugin, get_worker
 
+from autograder.assignments.registry import PACKAGED
 from autograder.batch.cluster.transfer import Entry, unpack
+from autograder.batch.course import Course
+from autograder.startup import prepare_process
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
 
 PLUGIN_NAME = "h2-grading-session"
 SCRATCH_PREFIX = "h2-dask-"
@@ -44,17 +52,23 @@ class GradingSessionPlugin(WorkerPlugin):
 
     idempotent = False  # a new batch's options replace an earlier batch's session
 
-    def __init__(self, limits: dict[str, Any], isolate: bool, allow_weaker: bool) -> None:
-        self.limits = dict(limits)  # plain data: the plugin is pickled to every worker
+    def __init__(self, assignment: str, folders: list[str], limits: dict[str, Any],
+                 isolate: bool, allow_weaker: bool) -> None:
+        # Plain data only: the plugin is pickled to every worker.
+        self.assignment = assignment  # the bundle's name, loaded on the worker
+        self.folders = list(folders)  # where to look for it besides the package's
+        self.limits = dict(limits)
         self.isolate = isolate
         self.allow_weaker = allow_weaker
         self.session = None
         self.isolation: list[str] = []
         self.problem = "not set up yet"  # why this worker cannot grade ("" = it can)
         self.isolation_failed = False
+        self.grading_key = ""  # the loaded assignment's, for the coordinator to compare
 
     async def setup(self, worker: object) -> None:
         """Start the session off the event loop (imports and the zygote take seconds)."""
+        prepare_process()  # a grading process starts here, before _start's imports
         self.lock = threading.Lock()  # one session: one submission at a time
         self.problem = ""
         remove_dead_workers_folders()
@@ -62,17 +76,21 @@ class GradingSessionPlugin(WorkerPlugin):
         await asyncio.get_running_loop().run_in_executor(None, self._start)
 
     def _start(self) -> None:
-        from autograder.batch.engine import BatchOptions, probe_isolation
-        from autograder.grading.grade_one import GradingSession
+        # The grader's heavy modules: imported off the event loop, once per worker process.
+        from autograder.assignments import load_assignment
+        from autograder.batch.isolation_probe import probe_isolation
+        from autograder.grading.session import GradingSession
         from autograder.sandbox.client import IsolationError
         from autograder.sandbox.limits import Limits
 
         limits = Limits(**self.limits)
         try:
-            self.session = GradingSession.start(limits, isolate=self.isolate,
+            assignment = load_assignment(self.assignment, self.folders)
+            self.grading_key = assignment.grading_key
+            self.session = GradingSession.start(assignment, limits, isolate=self.isolate,
                                                 allow_weaker=self.allow_weaker)
-            self.isolation = probe_isolation(self.session.zygote, BatchOptions(
-                limits=limits, isolate=self.isolate, allow_weaker=self.allow_weaker))
+            self.isolation = probe_isolation(self.session.zygote, limits, isolate=self.isolate,
+                                             allow_weaker=self.allow_weaker)
         except IsolationError as error:
             self.problem, self.isolation_failed = str(error), True
         except Exception as error:  # noqa: BLE001 - reported to the coordinator as one line
@@ -88,8 +106,6 @@ class GradingSessionPlugin(WorkerPlugin):
 
     def state(self) -> dict[str, Any]:
         """Plain facts for the coordinator's check before it hands out work."""
-        from autograder.spec import SPEC
-
         return {
             "host": socket.gethostname(),
             "pid": os.getpid(),
@@ -97,9 +113,18 @@ class GradingSessionPlugin(WorkerPlugin):
             "problem": self.problem,
             "isolation_failed": self.isolation_failed,
             "isolation": list(self.isolation),
-            "grading_key": SPEC.grading_key,
+            "assignment": self.assignment,
+            "grading_key": self.grading_key,
             "daemon": multiprocessing.current_process().daemon,
         }
+
+
+def bundle_folders(assignment: Assignment) -> list[str]:
+    """Where a worker finds ``assignment``'s bundle, as plain data: nowhere more for one of
+    the package's (the worker's installed grader holds it), else the folder it was found in
+    here (the same path on the worker: this machine, a shared file system or a copy)."""
+    folder = assignment.root.parent
+    return [] if folder == PACKAGED else [str(folder)]
 
 
 def remove_dead_workers_folders() -> None:
@@ -136,7 +161,9 @@ def grade_task(
     student: str, assignment: str, entries: list[Entry], cohort: str | None,
     hidden_paths: list[str],
 ) -> dict[str, Any]:
-    """Grade one submission's files in a private temporary folder; plain data back."""
+    """Grade one submission of ``assignment`` (its name) in a private temporary course root;
+    plain data back. A worker set up for another assignment (another batch on a shared
+    scheduler replaced this one's plugin) refuses: it never grades as the wrong one."""
     from autograder.grading.grade_one import grade_submission
     from autograder.grading.submission import load_submission
     from autograder.sandbox.client import IsolationError
@@ -146,13 +173,16 @@ def grade_task(
         return {"refused": plugin.problem, "isolation_failed": plugin.isolation_failed}
     if plugin is None or plugin.session is None:  # a worker that is leaving: another grades it
         raise Reschedule()
+    if plugin.assignment != assignment:
+        return {"refused": f"this worker was set up to grade {plugin.assignment!r}, not "
+                           f"{assignment!r} (another batch on the same scheduler?)"}
     base = Path(tempfile.mkdtemp(dir=plugin.scratch))
     try:
-        folder = base / "submitted" / student / assignment
+        folder = Course(base, assignment).submitted(student)
         folder.parent.mkdir(parents=True)
         unpack(entries, folder)
         with plugin.lock:
-            submission = load_submission(folder, student)
+            submission = load_submission(folder, student, assignment=plugin.session.assignment)
             result = grade_submission(submission, plugin.session, cohort=cohort,
                                       hidden_paths=hidden_paths)
         return {"result": result.to_gradescope()}

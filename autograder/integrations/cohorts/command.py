@@ -24,6 +24,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from autograder.assignments.arguments import add_assignment_arguments
 from autograder.batch.cluster.choice import ClusterError
 from autograder.batch.command import (
     add_grading_options,
@@ -46,6 +47,8 @@ from autograder.results.gradebook import GradebookError
 from autograder.sandbox.client import IsolationError
 from autograder.sandbox.uids import UidLeaseError
 
+FROM_CONFIG = "the cohort's in the cohorts file (its `assignment`, else its root's one)"
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -53,7 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", type=Path, default=CONFIG,
                         help="cohorts file (default: %(default)s)")
     steps = parser.add_subparsers(dest="step", metavar="STEP", required=True)
-    one_line_errors(steps.add_parser("list", help="the declared cohorts"))
+    listed = steps.add_parser("list", help="the declared cohorts")
+    one_line_errors(listed)
+    add_assignment_arguments(listed, positional=False, default=FROM_CONFIG)
     for name, help_text in [
         ("release", "regenerate release/ if stale, then release it to the cohort"),
         ("collect", "collect submissions (exchange, and LMS zips with --zip)"),
@@ -67,6 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         step = steps.add_parser(name, help=help_text, description=help_text)
         one_line_errors(step)
         step.add_argument("cohort", help="cohort name from the cohorts file")
+        add_assignment_arguments(step, positional=False, default=FROM_CONFIG)
         if name == "collect":
             step.add_argument("--zip", type=Path, action="append", default=[], metavar="FILE",
                               help="an LMS download (zip); files named <student>__<file>")
@@ -82,18 +88,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                               "cohort's course root/report)")
 
 
-def list_cohorts(config: Path) -> list[str]:
-    """Each declared cohort: course id, due date with its zone, whether it was released,
-    its course root and the exchange its students must use."""
+def _chosen(args: argparse.Namespace) -> dict[str, object]:
+    """``load_cohorts``'s ``assignment`` and ``folders`` from the command line."""
+    named = getattr(args, "assignment", None)
+    return {"assignment": None if named in (None, "", FROM_CONFIG) else named,
+            "folders": getattr(args, "assignments", None) or ()}
+
+
+def list_cohorts(config: Path, **chosen: object) -> list[str]:
+    """Each declared cohort: its assignment, course id, due date with its zone, whether it
+    was released, its course root and the exchange its students must use."""
     lines = []
-    for cohort in load_cohorts(config).values():
+    for cohort in load_cohorts(config, **chosen).values():
         try:
             workflow.require_released(cohort)
             state = "released"
         except workflow.WorkflowError:
             state = "not released"
         lines += [
-            f"{cohort.name}: course {cohort.course_id}, due {cohort.due_text()}, {state}",
+            f"{cohort.name}: {cohort.assignment}, course {cohort.course_id}, due "
+            f"{cohort.due_text()}, {state}",
             f"  root {cohort.root}",
             f"  exchange {cohort.exchange} (the Exchange.root of its students' nbgrader_config.py)",
         ]
@@ -134,10 +148,10 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     try:
         if args.step == "list":
-            lines = list_cohorts(args.config)
+            lines = list_cohorts(args.config, **_chosen(args))
             print("\n".join(lines))
             return 0
-        cohort = get_cohort(args.cohort, args.config)
+        cohort = get_cohort(args.cohort, args.config, **_chosen(args))
         if args.step == "release":
             lines = workflow.release(cohort)
         elif args.step == "collect":
@@ -158,7 +172,7 @@ def _run(args: argparse.Namespace) -> int:
 
             course = workflow.require_graded(cohort)  # one line when it was never graded
             try:
-                lines = report_lines(course.root, course.assignment, cohort.name, args.out)
+                lines = report_lines(course.root, cohort.bundle(), cohort.name, args.out)
             except ReportError as error:
                 raise workflow.WorkflowError(str(error)) from None
         else:

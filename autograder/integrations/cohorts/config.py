@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from autograder.batch.course import parse_time
+from autograder.batch.course import assignments_in, parse_time
 from autograder.integrations.cohorts.archives import MB, ArchiveLimits
 from autograder.integrations.lms.canvas import CanvasSettings
 from autograder.integrations.lms.moodle import MoodleSettings
 from autograder.results.late_policy import LatePolicy, LatePolicyError, from_table
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
 
 CONFIG = REPO / "cohorts.toml"
 COURSE_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -32,25 +37,42 @@ class CohortConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Cohort:
-    """One run of the assignment: its course id, due date and course root."""
+    """One run of an assignment: which one, its course id, due date and course root."""
 
     name: str
     course_id: str
     due: datetime | None  # in UTC
     root: Path
     exchange: Path
-    assignment: str = SPEC.name
+    assignment: str  # the assignment bundle's name (and nbgrader's assignment's)
+    # Folders of assignment bundles besides the package's (--assignments, cohorts.toml's
+    # ``assignments``), where ``bundle`` finds it.
+    assignment_folders: tuple[Path, ...] = ()
     lms_filename_regexp: str = ""
     due_as_written: datetime | None = field(default=None, compare=False)  # in its own zone
-    # The grade files `cohort export` writes for Canvas's and Moodle's gradebook import.
-    canvas: CanvasSettings = field(default_factory=lambda: CanvasSettings(SPEC.name))
-    moodle: MoodleSettings = field(default_factory=lambda: MoodleSettings(SPEC.name))
+    # The grade files `cohort export` writes for Canvas's and Moodle's gradebook import
+    # (by default named after the assignment: ``lms_settings``).
+    canvas: CanvasSettings | None = None
+    moodle: MoodleSettings | None = None
     # How far `cohort collect --zip` unpacks an LMS download (cohorts.toml's zip_max_* keys).
     archive_limits: ArchiveLimits = field(default_factory=ArchiveLimits)
     # The penalty for late work ([late_policy], course-wide or the cohort's own) and the
     # students' own due dates ([cohorts.<name>.extensions]: student = due date).
     late_policy: LatePolicy = field(default_factory=LatePolicy)
     extensions: dict[str, datetime] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.canvas is None:
+            object.__setattr__(self, "canvas", CanvasSettings(self.assignment))
+        if self.moodle is None:
+            object.__setattr__(self, "moodle", MoodleSettings(self.assignment))
+
+    def bundle(self) -> Assignment:
+        """The assignment this cohort is given (``UnknownAssignment``: one line naming those
+        there are)."""
+        from autograder.assignments import load_assignment
+
+        return load_assignment(self.assignment, self.assignment_folders)
 
     def due_text(self) -> str:
         """The due date with its zone: '2026-12-14 23:59 UTC', or as written and in UTC
@@ -91,10 +113,10 @@ def parse_due(name: str, value: object, path: Path) -> datetime | None:
     return moment
 
 
-def lms_settings(name: str, entry: dict, path: Path) -> dict[str, object]:
-    """The cohort's ``canvas_*`` and ``moodle_*`` keys as the two LMS settings;
-    ``CohortConfigError`` on a value the importer could not take."""
-    assignment = str(entry.get("assignment", SPEC.name))
+def lms_settings(name: str, entry: dict, path: Path, assignment: str) -> dict[str, object]:
+    """The cohort's ``canvas_*`` and ``moodle_*`` keys as the two LMS settings (the column
+    named after ``assignment`` by default); ``CohortConfigError`` on a value the importer
+    could not take."""
     try:
         return {
             "canvas": CanvasSettings(
@@ -130,14 +152,46 @@ def archive_limits(name: str, entry: dict, path: Path) -> ArchiveLimits:
                          max_ratio=float(values["zip_max_ratio"]))
 
 
-def load_cohorts(path: Path = CONFIG) -> dict[str, Cohort]:
-    """Every declared cohort, by name."""
+def _folders(name: str, value: object, base: Path, path: Path) -> tuple[Path, ...]:
+    """cohorts.toml's ``assignments``: a folder of assignment bundles, or a list of them,
+    relative to the file."""
+    listed = [value] if isinstance(value, str) else value
+    if not isinstance(listed, list) or not all(isinstance(item, str) for item in listed):
+        raise CohortConfigError(f"cohort {name!r} in {path}: assignments = {value!r} is not a "
+                                "folder of assignment bundles or a list of them")
+    return tuple((base / item).resolve() for item in listed)
+
+
+def default_assignment(name: str, root: Path, folders: Iterable[Path], path: Path) -> str:
+    """The assignment of a cohort that names none: the one its course root holds, else the
+    one there is to grade; ``CohortConfigError`` naming the choices otherwise."""
+    from autograder.assignments import available
+    from autograder.spec import SpecError
+
+    in_root = assignments_in(root)
+    try:
+        choices = in_root or [found.name for found in available(folders)]
+    except SpecError as error:  # a folder of bundles that does not exist
+        raise CohortConfigError(f"cohort {name!r} in {path}: {error}") from None
+    if len(choices) == 1:
+        return choices[0]
+    where = f"its course root {root} holds" if in_root else "the assignments here are"
+    raise CohortConfigError(f"cohort {name!r} in {path} names no assignment and {where} "
+                            f"{', '.join(choices) or 'none'}: add assignment = \"<name>\" to "
+                            "it (or to [defaults])")
+
+
+def load_cohorts(path: Path = CONFIG, *, assignment: str | None = None,
+                 folders: Iterable[Path | str] = ()) -> dict[str, Cohort]:
+    """Every declared cohort, by name. ``assignment``: grade this one in every cohort,
+    whatever cohorts.toml says; ``folders``: more folders of assignment bundles."""
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as error:
         raise CohortConfigError(f"cannot read {path}: {error}") from None
     defaults = data.get("defaults", {})
     base = Path(path).resolve().parent
+    given = tuple(Path(folder).expanduser().resolve() for folder in folders)
     cohorts = {}
     for name, entry in data.get("cohorts", {}).items():
         merged = {**defaults, **entry}
@@ -145,16 +199,21 @@ def load_cohorts(path: Path = CONFIG) -> dict[str, Cohort]:
         if not COURSE_ID.match(course_id):
             raise CohortConfigError(f"cohort {name!r}: course id {course_id!r} has odd characters")
         due = parse_due(name, merged.get("due"), Path(path))
+        root = (base / merged.get("courses_root", "courses") / name).resolve()
+        bundles = given + _folders(name, merged.get("assignments", []), base, Path(path))
+        graded = str(assignment or merged.get("assignment")
+                     or default_assignment(name, root, bundles, Path(path)))
         cohorts[name] = Cohort(
             name=name,
             course_id=course_id,
             due=due.astimezone(UTC) if due else None,
-            root=(base / merged.get("courses_root", "courses") / name).resolve(),
+            root=root,
             exchange=(base / merged.get("exchange", EXCHANGE)).resolve(),
-            assignment=merged.get("assignment", SPEC.name),
+            assignment=graded,
+            assignment_folders=bundles,
             lms_filename_regexp=merged.get("lms_filename_regexp", ""),
             due_as_written=due,
-            **lms_settings(name, merged, Path(path)),
+            **lms_settings(name, merged, Path(path), graded),
             archive_limits=archive_limits(name, merged, Path(path)),
             late_policy=_late_policy(name, merged.get("late_policy", data.get("late_policy", {})),
                                      Path(path)),
@@ -187,9 +246,11 @@ def _extensions(name: str, table: object, path: Path) -> dict[str, datetime]:
     return found
 
 
-def get_cohort(name: str, path: Path = CONFIG) -> Cohort:
-    """The cohort called ``name``; ``CohortConfigError`` if the file does not declare it."""
-    cohorts = load_cohorts(path)
+def get_cohort(name: str, path: Path = CONFIG, *, assignment: str | None = None,
+               folders: Iterable[Path | str] = ()) -> Cohort:
+    """The cohort called ``name``; ``CohortConfigError`` if the file does not declare it
+    (``assignment``, ``folders``: as ``load_cohorts``)."""
+    cohorts = load_cohorts(path, assignment=assignment, folders=folders)
     if name not in cohorts:
         known = ", ".join(sorted(cohorts)) or "none"
         raise CohortConfigError(f"no cohort {name!r} in {path} (declared: {known})")

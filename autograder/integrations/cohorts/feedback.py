@@ -21,17 +21,20 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, TIMESTAMP_TXT, Course
 from autograder.results.result import STATUS_ERROR, load, write_atomically
-from autograder.spec import SPEC
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
 
 SECRET_TXT = "submission_secret.txt"  # written by nbgrader submit, copied by collect
 
 
-def feedback_page(course: Course, student: str) -> Path:
+def feedback_page(course: Course, student: str, assignment: Assignment) -> Path:
     """Where ``release_feedback`` looks for the student's page: named after the notebook."""
-    return course.feedback(student) / f"{Path(SPEC.notebook).stem}.html"
+    return course.feedback(student) / f"{Path(assignment.notebook).stem}.html"
 
 
 def _copy_or_keep(source: Path, target: Path, fallback: str) -> None:
@@ -43,9 +46,9 @@ def _copy_or_keep(source: Path, target: Path, fallback: str) -> None:
         write_atomically(target, fallback)
 
 
-def write_feedback(course: Course) -> list[Path]:
+def write_feedback(course: Course, assignment: Assignment) -> list[Path]:
     """Write the page, timestamp and secret of every student with a grade (a grader error
-    is ours and is retried, not released); return the pages."""
+    is ours and is retried, not released) of ``assignment``; return the pages."""
     written = []
     for student in course.students():
         report = course.autograded(student) / FEEDBACK_HTML
@@ -53,9 +56,10 @@ def write_feedback(course: Course) -> list[Path]:
         if not report.is_file() or result is None or result.status == STATUS_ERROR:
             continue
         folder = course.feedback(student)
-        write_atomically(feedback_page(course, student), report.read_text(encoding="utf-8"))
+        page = feedback_page(course, student, assignment)
+        write_atomically(page, report.read_text(encoding="utf-8"))
         submitted = course.submitted(student)
         _copy_or_keep(submitted / TIMESTAMP_TXT, folder / TIMESTAMP_TXT, "")
         _copy_or_keep(submitted / SECRET_TXT, folder / SECRET_TXT, secrets.token_hex(64))
-        written.append(feedback_page(course, student))
+        written.append(page)
     return written

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.batch.course import RESULTS_JSON, Course
 from autograder.batch.lateness import CHECK, NOT_JUDGED, SOURCE_CLAIM_ONLY
-from autograder.grading import misconceptions
 from autograder.report.statistics import held_back_students, misconception_counts
 from autograder.results.result import STATUS_GRADED, SubmissionResult, load, write_atomically
 from autograder.results.wording import plural
-from autograder.spec import SPEC
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
 
 SUMMARY_MD = "summary.md"
 
@@ -21,8 +23,10 @@ def cohort_results(course: Course) -> list[SubmissionResult]:
     return [result for result in found if result is not None]
 
 
-def render_summary(course: Course, results: list[SubmissionResult], top: int = 5) -> str:
-    """Markdown: counts, per-part averages (graded notebooks only) and top diagnoses."""
+def render_summary(course: Course, results: list[SubmissionResult], assignment: Assignment,
+                   top: int = 5) -> str:
+    """Markdown: counts, per-part averages (graded notebooks only) and top diagnoses, for the
+    parts of ``assignment`` and as its checks word them."""
     graded = [r for r in results if r.status == STATUS_GRADED]
     lines = [
         f"# {course.assignment}: cohort summary ({course.root.name})",
@@ -34,20 +38,20 @@ def render_summary(course: Course, results: list[SubmissionResult], top: int = 5
         "| part | average | of | share |",
         "|---|---:|---:|---:|",
     ]
-    for part, points in SPEC.part_points.items():
+    for part, points in assignment.part_points.items():
         earned = [r.part(part).points for r in graded]
         mean = sum(earned) / len(earned) if earned else 0.0
         lines.append(f"| {part} | {mean:.2f} | {points:g} | {mean / points:.0%} |")
     # Counted as the report counts them (once per student; a submission whose grade waits on
     # a question of integrity is held back, not counted).
-    found = misconception_counts(results)
+    found = misconception_counts(results, assignment)
     lines += ["", "## Most frequent misconceptions", ""]
     if not found:
         lines.append("None diagnosed.")
     for item in found[:top]:
         lines.append(f"- **{item.code}** ({plural(len(item.students), 'student')}): "
-                     f"{misconceptions.explain(item.code)}")
-    held = held_back_students(results)
+                     f"{item.text}")
+    held = held_back_students(results, assignment)
     if held:
         lines.append(f"- held back until a person has looked: {plural(len(held), 'student')} "
                      f"({', '.join(h.student for h in held)})")
@@ -77,8 +81,8 @@ def submission_times(results: list[SubmissionResult]) -> list[str]:
     return lines
 
 
-def write_summary(course: Course) -> Path:
-    """Write ``summary.md`` at the course root and return its path."""
+def write_summary(course: Course, assignment: Assignment) -> Path:
+    """Write ``summary.md`` of ``assignment`` at the course root and return its path."""
     path = course.root / SUMMARY_MD
-    write_atomically(path, render_summary(course, cohort_results(course)))
+    write_atomically(path, render_summary(course, cohort_results(course), assignment))
     return path

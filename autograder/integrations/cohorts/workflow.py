@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.authoring import release as repo_release
 from autograder.batch.course import Course
@@ -27,9 +28,10 @@ from autograder.grading.submission import content_hash
 from autograder.integrations.cohorts import archives as lms_archives
 from autograder.integrations.cohorts.config import Cohort
 from autograder.integrations.lms.grades import LeftOut
-from autograder.spec import SPEC
 
-COHORT_FILE = SPEC.cohort_file  # read by the notebook's evidence cell
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
+
 NBGRADER_CONFIG = '''\
 # Written by `python -m autograder cohort release`; edit cohorts.toml instead.
 c = get_config()  # noqa: F821
@@ -104,7 +106,9 @@ def nbgrader(cohort: Cohort, *args: str) -> str:
 
 
 def prepare_root(cohort: Cohort) -> None:
-    """The cohort's course root: config, and source/ = the repository's plus cohort.json."""
+    """The cohort's course root: config, and source/ = the repository's, plus the file that
+    names the cohort when the assignment's notebook reads one (its spec's ``cohort_file``)."""
+    assignment = cohort.bundle()
     _make_dir(cohort.root, "course root")
     _make_dir(cohort.exchange, "exchange")
     (cohort.root / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(
@@ -122,26 +126,29 @@ def prepare_root(cohort: Cohort) -> None:
     source = cohort.root / "source" / cohort.assignment
     shutil.rmtree(source, ignore_errors=True)
     # An evidence file left by an instructor's test run must not be released.
-    shutil.copytree(repo_release.SOURCE_DIR, source,
-                    ignore=shutil.ignore_patterns(SPEC.evidence_file, ".*"))
-    (source / COHORT_FILE).write_text(json.dumps({"cohort": cohort.name}) + "\n")
+    left_by_a_run = [assignment.evidence_file] if assignment.evidence_file else []
+    shutil.copytree(assignment.source_dir, source,
+                    ignore=shutil.ignore_patterns(*left_by_a_run, ".*"))
+    if assignment.cohort_file:
+        (source / assignment.cohort_file).write_text(json.dumps({"cohort": cohort.name}) + "\n")
 
 
 def release(cohort: Cohort) -> list[str]:
     """Regenerate the repository's release if stale, then generate the cohort's copy
-    (with its cohort.json) and release it to the exchange with the due date."""
+    (with the file that names its cohort) and release it to the exchange with the due date."""
     _make_dir(cohort.root, "course root")  # a wrong path fails now, not after nbgrader ran
     _make_dir(cohort.exchange, "exchange")
+    assignment = cohort.bundle()
     steps = []
-    if repo_release.check():
+    if repo_release.check(assignment):
         steps.append("release/ was stale: regenerated from source/ (" +
-                     "; ".join(repo_release.regenerate()) + ")")
+                     "; ".join(repo_release.regenerate(assignment)) + ")")
     prepare_root(cohort)
     steps += remember_settings(cohort)
     nbgrader(cohort, "generate_assignment", cohort.assignment, "--force")
     if cohort.due is not None:
         set_due_date(cohort)
-    problems = repo_release.leaks(cohort.root / "release" / cohort.assignment)
+    problems = repo_release.leaks(cohort.root / "release" / cohort.assignment, assignment)
     if problems:
         raise WorkflowError("the cohort's release leaks trusted material: " + "; ".join(problems))
     nbgrader(cohort, "release_assignment", cohort.assignment, "--force")
@@ -304,11 +311,12 @@ def _grade(cohort: Cohort, options: BatchOptions | None, say: Callable[[str], No
            ) -> BatchSummary:
     from dataclasses import replace
 
-    released = cohort.root / "release" / cohort.assignment
-    missing = repo_release.missing_parts(released)
+    assignment = cohort.bundle()
+    course = Course(cohort.root, cohort.assignment)
+    released = course.release_dir
+    missing = repo_release.missing_parts(released, assignment)
     if missing:
         raise WorkflowError(repo_release.stale_release_message(released, missing))
-    course = Course(cohort.root, cohort.assignment)
     if not course.students():
         raise WorkflowError(f"no submissions in {cohort.root / 'submitted'} for cohort "
                             f"{cohort.name}: run {command('collect', cohort)} first")
@@ -316,7 +324,7 @@ def _grade(cohort: Cohort, options: BatchOptions | None, say: Callable[[str], No
         say(line)
     options = replace(options or BatchOptions(), cohort=cohort.name, due=cohort.due,
                       late_policy=cohort.late_policy, extensions=dict(cohort.extensions))
-    return grade_course(course, options=options)
+    return grade_course(course, options=options, assignment=assignment)
 
 
 def feedback(cohort: Cohort) -> list[Path]:
@@ -324,7 +332,7 @@ def feedback(cohort: Cohort) -> list[Path]:
     ``autograder.integrations.cohorts.feedback``."""
     from autograder.integrations.cohorts.feedback import write_feedback
 
-    return write_feedback(require_graded(cohort))
+    return write_feedback(require_graded(cohort), cohort.bundle())
 
 
 @dataclass
@@ -346,7 +354,8 @@ def export(cohort: Cohort) -> ExportFiles:
     from autograder.integrations.lms.grades import split
 
     course = require_graded(cohort)
-    _read_in_formgrader(course)  # a score entered there since: in every file below
+    assignment = cohort.bundle()
+    _read_in_formgrader(course, assignment)  # a score entered there since: in every file below
     target = cohort.root / "nbgrader-export.csv"
     nbgrader(cohort, "export", "--to", str(target))
     results = cohort_results(course)
@@ -355,16 +364,16 @@ def export(cohort: Cohort) -> ExportFiles:
     return ExportFiles(
         grades=course.grades_csv(),
         nbgrader=target,
-        summary=write_summary(course),
+        summary=write_summary(course, assignment),
         canvas=canvas.write(cohort.root / canvas.FILE_NAME, grades, cohort.canvas,
-                            SPEC.total_points),
+                            assignment.total_points),
         moodle=moodle.write(cohort.root / moodle.FILE_NAME, grades, cohort.moodle),
         left_out=left_out,
         to_review=sorted(r.student for r in results if r.needs_review and r.student in exported),
     )
 
 
-def _read_in_formgrader(course: Course) -> None:
+def _read_in_formgrader(course: Course, assignment: Assignment) -> None:
     """Scores a TA entered in formgrader since the last run become decisions, written into
     results.json, feedback.html, grades.csv and the gradebook before anything is exported, so
     the files of one export never show two numbers for one student."""
@@ -374,15 +383,9 @@ def _read_in_formgrader(course: Course) -> None:
 
     try:
         decisions = Decisions.load(course.root)
-        for entry in import_formgrader(course, decisions):
+        for entry in import_formgrader(course, decisions, assignment=assignment):
             saved = load(result_path(course, entry.student))
             if saved is not None:
-                rewrite_student(course, saved, decisions)
+                rewrite_student(course, saved, decisions, assignment=assignment)
     except DecisionError as error:
         raise WorkflowError(str(error)) from None
-
-
-def ship_check(cohort: Cohort) -> list[str]:
-    """What a student of this cohort receives (for the README and tests)."""
-    released = cohort.exchange / cohort.course_id / "outbound" / cohort.assignment
-    return sorted(p.name for p in released.iterdir()) if released.is_dir() else []

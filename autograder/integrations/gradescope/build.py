@@ -1,30 +1,41 @@
-"""Build ``autograder.zip``: what an instructor uploads to Gradescope as the autograder.
+"""Build ``autograder.zip`` for one assignment: what an instructor uploads to Gradescope.
 
 At the zip's root: ``setup.sh`` and ``run_autograder`` (Gradescope's contract),
-``requirements.txt`` (pyproject.toml's runtime dependencies, exactly as pinned there), and
-the grader's own code, the ``autograder`` and ``solutions`` packages with their data (the
-hidden checks, the reference, the schema, the release notebook). Nothing else: no course
-(submissions, gradebook, cohorts), no tests, no virtual environment, no git history.
-Entries are sorted and dated 1980-01-01, so the same tree always gives the same zip.
+``requirements.txt`` (pyproject.toml's runtime dependencies, exactly as pinned there),
+``gradescope_assignment.json`` (which assignment the zip grades, as plain data: its
+run_autograder passes it to ``run-autograder --config``), and the grader's own code: the
+engine (the ``autograder`` package without the bundles of other assignments), the one
+assignment's bundle (in ``autograder/bundles/`` when it is the package's, else in
+``assignments/``) and its reference when that lives outside the bundle (its package).
+Nothing else: no course (submissions, gradebook, cohorts), no tests, no virtual
+environment, no git history. Entries are sorted and dated 1980-01-01, so the same tree
+always gives the same zip.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
+import json
 import re
 import tomllib
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import autograder
-import solutions
 from autograder.integrations.gradescope import scripts
+from autograder.integrations.gradescope.scripts import CONFIG_JSON
 from autograder.spec import REPO
 
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
+
 ZIP_NAME = "autograder.zip"
-DISTRIBUTION = "h2-attention"
-PACKAGES = (Path(autograder.__file__).parent, Path(solutions.__file__).parent)
+ENGINE = Path(autograder.__file__).parent
+BUNDLES = ENGINE / "bundles"  # the package's bundles: only the one graded goes in
+FOLDER_BUNDLES = "assignments"  # in the zip: the bundle, when it came from a folder
 # The files of a package that the grader reads: code and its package data.
 PACKAGE_SUFFIXES = frozenset({".py", ".toml", ".json", ".ipynb", ".j2", ".ini"})
 EXECUTABLE = 0o755
@@ -36,6 +47,17 @@ class BuildError(RuntimeError):
     """The zip cannot be built as asked (one line: what and how to fix it)."""
 
 
+def distribution() -> str:
+    """The installed distribution that holds the ``autograder`` package (its metadata has
+    the dependencies when there is no pyproject.toml to read them from)."""
+    names = importlib.metadata.packages_distributions().get(autograder.__name__, [])
+    if not names:
+        raise BuildError("no pyproject.toml and no installed distribution of the grader: run "
+                         "this from a checkout of the repository or where the grader is "
+                         "installed")
+    return names[0]
+
+
 def project_metadata() -> tuple[list[str], str]:
     """The runtime dependencies and the Python range: pyproject.toml's in a checkout,
     else the installed package's metadata (built from the same pyproject.toml)."""
@@ -43,12 +65,9 @@ def project_metadata() -> tuple[list[str], str]:
     if pyproject.is_file():
         project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
         return list(project["dependencies"]), project["requires-python"]
-    try:
-        requires = importlib.metadata.requires(DISTRIBUTION) or []
-        python = importlib.metadata.metadata(DISTRIBUTION)["Requires-Python"] or ""
-    except importlib.metadata.PackageNotFoundError:
-        raise BuildError("no pyproject.toml and no installed h2-attention: run this from a "
-                         "checkout of the repository or where the grader is installed") from None
+    name = distribution()
+    requires = importlib.metadata.requires(name) or []
+    python = importlib.metadata.metadata(name)["Requires-Python"] or ""
     return [r for r in requires if "extra ==" not in r], python
 
 
@@ -69,14 +88,58 @@ def minimum_python(requires_python: str) -> tuple[int, int]:
     return int(found[1]), int(found[2])
 
 
-def package_files() -> Iterator[tuple[Path, str]]:
-    """(file, name in the zip) for every file the grader needs of its two packages."""
-    for package in PACKAGES:
-        for path in sorted(package.rglob("*")):
-            relative = path.relative_to(package.parent)
-            if (path.is_file() and path.suffix in PACKAGE_SUFFIXES
-                    and not any(part.startswith((".", "__pycache__")) for part in relative.parts)):
-                yield path, relative.as_posix()
+def _hidden(relative: Path) -> bool:
+    return any(part.startswith((".", "__pycache__")) for part in relative.parts)
+
+
+def _tree(top: Path, prefix: str, suffixes: frozenset[str] | None) -> Iterator[tuple[Path, str]]:
+    """(file, name in the zip) for the files of ``top`` under ``prefix`` (``suffixes``: only
+    those; None: every file), hidden ones and caches left out."""
+    if top.is_file():
+        yield top, prefix
+        return
+    for path in sorted(top.rglob("*")):
+        relative = path.relative_to(top)
+        if (path.is_file() and not _hidden(relative) and path.suffix not in (".pyc", ".pyo")
+                and (suffixes is None or path.suffix in suffixes)):
+            yield path, f"{prefix}/{relative.as_posix()}"
+
+
+def _engine_files() -> Iterator[tuple[Path, str]]:
+    """The ``autograder`` package less every assignment bundle in it."""
+    for path, name in _tree(ENGINE, ENGINE.name, PACKAGE_SUFFIXES):
+        if not path.is_relative_to(BUNDLES) or path.parent == BUNDLES:
+            yield path, name
+
+
+def reference_outside(assignment: Assignment) -> Path | None:
+    """The top-level package (or module) of the reference, when it is not in the bundle."""
+    name = assignment.spec.reference
+    if (assignment.root / f"{name}.py").is_file() or (assignment.root / name).is_dir():
+        return None
+    found = importlib.util.find_spec(name.partition(".")[0])
+    if found is None or found.origin is None:
+        raise BuildError(f"assignment {assignment.name!r}: its reference {name!r} cannot be "
+                         "found to put in the zip")
+    origin = Path(found.origin)
+    return origin.parent if found.submodule_search_locations else origin
+
+
+def package_files(assignment: Assignment) -> Iterator[tuple[Path, str]]:
+    """(file, name in the zip) for every file the grader needs to grade ``assignment``."""
+    yield from _engine_files()
+    packaged = assignment.origin == "package"
+    where = f"{ENGINE.name}/{BUNDLES.name}" if packaged else FOLDER_BUNDLES
+    yield from _tree(assignment.root, f"{where}/{assignment.name}", None)
+    reference = reference_outside(assignment)
+    if reference is not None:
+        yield from _tree(reference, reference.name, PACKAGE_SUFFIXES)
+
+
+def config(assignment: Assignment) -> dict[str, object]:
+    """The zip's ``gradescope_assignment.json``: the assignment, and where its bundle is."""
+    folders = [] if assignment.origin == "package" else [FOLDER_BUNDLES]
+    return {"assignment": assignment.name, "assignments": folders}
 
 
 def _add(archive: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
@@ -86,9 +149,10 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
     archive.writestr(info, data)
 
 
-def build(out_dir: Path, *, cohort: str | None = None, allow_weaker: bool = False) -> Path:
-    """Write ``out_dir/autograder.zip`` and return its path. ``cohort`` and
-    ``allow_weaker`` are passed on to every run of run-autograder."""
+def build(out_dir: Path, assignment: Assignment, *, cohort: str | None = None,
+          allow_weaker: bool = False) -> Path:
+    """Write ``out_dir/autograder.zip``, which grades ``assignment``, and return its path.
+    ``cohort`` and ``allow_weaker`` are passed on to every run of run-autograder."""
     requirements, requires_python = project_metadata()
     setup = scripts.setup_sh(torch_pin(requirements), minimum_python(requires_python))
     options = ([f"--cohort={cohort}"] if cohort else []) + (
@@ -104,7 +168,9 @@ def build(out_dir: Path, *, cohort: str | None = None, allow_weaker: bool = Fals
         _add(archive, "run_autograder", scripts.run_autograder(options).encode(), EXECUTABLE)
         _add(archive, scripts.REQUIREMENTS_TXT, ("\n".join(requirements) + "\n").encode(),
              READABLE)
-        for path, name in package_files():
+        _add(archive, CONFIG_JSON, (json.dumps(config(assignment), indent=2) + "\n").encode(),
+             READABLE)
+        for path, name in package_files(assignment):
             _add(archive, name, path.read_bytes(), READABLE)
     temporary.replace(target)
     return target

@@ -1,25 +1,38 @@
-"""Gradescope: build the autograder zip an instructor uploads.
+"""Gradescope: build the autograder zip an instructor uploads, for one assignment.
 
-`gradescope build` writes autograder.zip: setup.sh (installs pyproject.toml's pinned
-dependencies and CPU-only torch into Gradescope's image, nothing else), run_autograder
-(grades one submission with `run-autograder` and writes Gradescope's results.json) and
-the grader's own code. Upload it under the assignment's "Configure Autograder"; choose a
-base image with Python 3.11 or later (Ubuntu 24.04). Students upload h2_attention.ipynb
-and attention_evidence.json; their Gradescope student id (sid, else email) decides the
-evidence inputs, so it must be the STUDENT_ID their notebook used.
+`gradescope build ASSIGNMENT` writes autograder.zip: setup.sh (installs pyproject.toml's
+pinned dependencies and CPU-only torch into Gradescope's image, nothing else),
+run_autograder (grades one submission of ASSIGNMENT with `run-autograder` and writes
+Gradescope's results.json), the grader's engine and that assignment's bundle (named in
+the zip's gradescope_assignment.json). ASSIGNMENT is a bundle's name (`python -m
+autograder assignments` lists them; --assignments DIR adds a folder of your own); without
+it, the one assignment there is. Upload the zip under the assignment's "Configure
+Autograder"; choose a base image with Python 3.11 or later (Ubuntu 24.04). Students
+upload the assignment's notebook (and its evidence file, if it has one); their Gradescope
+student id (sid, else email) decides any per-student inputs, so it must be the STUDENT_ID
+their notebook used.
 
 examples:
   python -m autograder gradescope build
-  python -m autograder gradescope build --out dist --cohort dl-2026-fall-a
+  python -m autograder gradescope build ASSIGNMENT --out dist --cohort dl-2026-fall-a
+  python -m autograder gradescope build hw3 --assignments ~/course/bundles
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from autograder.assignments.arguments import add_assignment_arguments, assignment_from
 from autograder.batch.command import one_line_errors
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
+
+THE_ONE = "the one assignment there is"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "build", help="write autograder.zip (setup.sh, run_autograder, the grader)",
         description="Write autograder.zip for Gradescope's \"Configure Autograder\" page.")
     one_line_errors(build)
+    add_assignment_arguments(build, default=THE_ONE)
     build.add_argument("--out", type=Path, default=Path.cwd(), metavar="DIR",
                        help="folder to write autograder.zip into (default: the current one)")
     build.add_argument("--cohort", help="cohort whose evidence inputs students were given "
@@ -40,13 +54,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        "submission fails with the reason in the autograder's output")
 
 
+def only_assignment(folders: Iterable[Path], doing: str) -> str:
+    """The name of the one assignment there is (the package's and ``folders``' bundles);
+    a ``SpecError`` naming them when there are several, for ``doing``."""
+    from autograder.assignments import available
+    from autograder.spec import SpecError
+
+    names = [found.name for found in available(folders)]
+    if len(names) != 1:
+        raise SpecError(f"name the assignment {doing}: the assignments here are "
+                        f"{', '.join(names) or 'none'}")
+    return names[0]
+
+
+def chosen_assignment(args: argparse.Namespace) -> Assignment:
+    """The assignment named, else the one there is (a ``SpecError`` naming the choices)."""
+    if args.assignment in (None, "", THE_ONE):
+        args.assignment = only_assignment(args.assignments or (), "to build the zip for")
+    return assignment_from(args)
+
+
 def run(args: argparse.Namespace) -> int:
     from autograder.integrations.gradescope.build import BuildError, build
 
+    assignment = chosen_assignment(args)  # a SpecError is one line (autograder.cli)
     try:
-        path = build(args.out, cohort=args.cohort, allow_weaker=args.allow_weaker_isolation)
+        path = build(args.out, assignment, cohort=args.cohort,
+                     allow_weaker=args.allow_weaker_isolation)
     except BuildError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(f"wrote {path}: upload it on the assignment's Configure Autograder page")
+    print(f"wrote {path} for {assignment.name}: upload it on the assignment's Configure "
+          "Autograder page")
     return 0

@@ -3,7 +3,7 @@
 A message can carry a fragment of the student's own text (an exception message), so every
 character Markdown gives a meaning to is escaped: a student's ``[link](...)``,
 ``![image](...)``, heading or raw HTML shows as the characters it is. Code spans
-(```stable_softmax```, as the grader's messages write names) are kept: Markdown shows a
+(```my_function```, as the grader's messages write names) are kept: Markdown shows a
 code span's content literally, whoever wrote it. The grader adds its own formatting: one
 list item per line, and the assignment's function names as code.
 """

@@ -17,34 +17,39 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autograder.integrations.gradescope.markdown import bullet_list, escape
 from autograder.results.result import SubmissionResult, write_atomically
-from autograder.spec import SPEC
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
 
 MARKDOWN = "md"
 VISIBLE = "visible"  # every test shows as soon as the submission is graded
 
 
-def summary_markdown(result: SubmissionResult) -> str:
-    """The top of the results page: score, why it is not graded, the notes."""
+def summary_markdown(result: SubmissionResult, assignment: Assignment) -> str:
+    """The top of the results page: score, why it is not graded, the notes (the
+    assignment's function names set as code)."""
     lines = [f"**{result.score:g} / {result.max_score:g}**"]
     if result.reason:
         lines.append(escape(result.reason))
     if result.notes:
-        lines.append(bullet_list(result.notes, SPEC.function_parts))
+        lines.append(bullet_list(result.notes, assignment.function_parts))
     return "\n\n".join(lines)
 
 
-def gradescope_results(result: SubmissionResult, seconds: float) -> dict[str, Any]:
-    """``result`` as Gradescope's results.json (``seconds``: the grading time)."""
+def gradescope_results(result: SubmissionResult, seconds: float,
+                       assignment: Assignment) -> dict[str, Any]:
+    """``result`` (graded for ``assignment``) as Gradescope's results.json (``seconds``: the
+    grading time)."""
     data = result.to_gradescope()
     tests = []
     for test, entry in zip(result.tests, data["tests"], strict=True):
         tests.append({
             **entry,
-            "output": bullet_list(test.output.splitlines(), SPEC.function_parts),
+            "output": bullet_list(test.output.splitlines(), assignment.function_parts),
             "output_format": MARKDOWN,
             "visibility": VISIBLE,
         })
@@ -52,7 +57,7 @@ def gradescope_results(result: SubmissionResult, seconds: float) -> dict[str, An
         "score": data["score"],
         "max_score": data["max_score"],
         "execution_time": max(1, round(seconds)),
-        "output": summary_markdown(result),
+        "output": summary_markdown(result, assignment),
         "output_format": MARKDOWN,
         "test_output_format": MARKDOWN,
         "visibility": VISIBLE,
@@ -62,7 +67,8 @@ def gradescope_results(result: SubmissionResult, seconds: float) -> dict[str, An
     }
 
 
-def save(result: SubmissionResult, seconds: float, path: Path) -> None:
+def save(result: SubmissionResult, seconds: float, path: Path, assignment: Assignment) -> None:
     """Write Gradescope's results.json atomically."""
-    text = json.dumps(gradescope_results(result, seconds), indent=2, allow_nan=False)
+    text = json.dumps(gradescope_results(result, seconds, assignment), indent=2,
+                      allow_nan=False)
     write_atomically(path, text + "\n")

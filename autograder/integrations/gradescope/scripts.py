@@ -11,6 +11,9 @@ import shlex
 
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 REQUIREMENTS_TXT = "requirements.txt"
+CONFIG_JSON = "gradescope_assignment.json"
+"""In the zip, beside the scripts: the assignment it grades, as plain data (``run-autograder
+--config`` reads it)."""
 
 SETUP_SH = """\
 #!/usr/bin/env bash
@@ -48,6 +51,7 @@ if [ -d "$here/source" ]; then root="$here"; else root="$(dirname "$here")"; fi
 export PYTHONPATH="$root/source"
 mkdir -p "$root/results"
 exec python3 -m autograder run-autograder \\
+    --config "$root/source/{config}" \\
     --submission "$root/submission" \\
     --metadata "$root/submission_metadata.json" \\
     --results "$root/results/results.json"{options}
@@ -65,7 +69,9 @@ def setup_sh(torch: str, python_minimum: tuple[int, int]) -> str:
     )
 
 
-def run_autograder(options: list[str]) -> str:
-    """``run_autograder`` passing ``options`` on to ``run-autograder``."""
+def run_autograder(options: list[str], config: str = CONFIG_JSON) -> str:
+    """``run_autograder`` passing ``options`` on to ``run-autograder``, with the zip's
+    ``config`` file (which names the assignment)."""
     return RUN_AUTOGRADER.format(
+        config=config,
         options="".join(f" \\\n    {shlex.quote(option)}" for option in options))

@@ -11,7 +11,7 @@ assignment id Canvas updates that assignment whatever its title; without one it 
 the title, or creates a new assignment.
 
 The second row, ``Points Possible``, is what Canvas's export has there and its import reads
-it when present: it gives the maximum (the grader's, 100), which a new assignment takes.
+it when present: it gives the maximum (the assignment's total), which a new assignment takes.
 Keep the Canvas assignment worth the same points, since the numbers are points of it.
 """
 
@@ -50,7 +50,7 @@ class CanvasSettings:
 
     @property
     def column(self) -> str:
-        """The assignment's header: ``h2_attention (123456)``, as Canvas exports it."""
+        """The assignment's header: ``<name> (123456)``, as Canvas exports it."""
         name = self.assignment_name.strip()
         return f"{name} ({self.assignment_id})" if self.assignment_id else name
 

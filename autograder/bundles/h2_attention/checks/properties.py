@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from autograder.grading import misconceptions as mc
+from autograder.bundles.h2_attention import misconceptions as mc
 from autograder.grading.assertions import CheckFailure, call, expect_dtype
 from autograder.grading.carried_forward import fresh, same, shaped_like
+from autograder.grading.diagnoses import MUTATES_INPUT
 from autograder.grading.student import Student
 from autograder.untrusted import plain
 
@@ -39,7 +40,7 @@ def _describe(got: object) -> str:
 
 
 def works_readonly(
-    student: Student, name: str, *args: Any, want: Any, mutation_code: str = "mutates_input",
+    student: Student, name: str, *args: Any, want: Any, mutation_code: str = MUTATES_INPUT,
     **kwargs: Any,
 ) -> Any:
     """The read-only property: ``name`` runs on read-only arrays (a write into them is

@@ -7,9 +7,9 @@ from types import ModuleType
 import numpy as np
 import pytest
 
+from autograder.bundles.h2_attention import misconceptions as mc
 from autograder.bundles.h2_attention.checks import probes
 from autograder.bundles.h2_attention.checks.properties import works_readonly
-from autograder.grading import misconceptions as mc
 from autograder.grading.assertions import call, expect_close, expect_error
 from autograder.grading.student import Student
 

@@ -7,8 +7,8 @@ from types import ModuleType
 import numpy as np
 import pytest
 
+from autograder.bundles.h2_attention import misconceptions as mc
 from autograder.bundles.h2_attention.checks import probes
-from autograder.grading import misconceptions as mc
 from autograder.grading.assertions import call, expect_array, expect_dtype, expect_equal_mask
 from autograder.grading.student import Student
 

@@ -16,15 +16,16 @@ from types import ModuleType
 import numpy as np
 import pytest
 
+from autograder.bundles.h2_attention import misconceptions as mc
 from autograder.bundles.h2_attention.checks import probes
-from autograder.grading import misconceptions as mc
+from autograder.bundles.h2_attention.composition import own_projected
 from autograder.grading.assertions import (
     CheckFailure,
     call,
     expect_close,
     expect_pair,
 )
-from autograder.grading.carried_forward import own_projected, same, settle
+from autograder.grading.carried_forward import same, settle
 from autograder.grading.student import Student
 
 NAME = "cross_attention"
@@ -59,7 +60,7 @@ def _check(
 
     try:
         got = call(student, NAME, *args, **kwargs)
-        pair = expect_pair(got)
+        pair = expect_pair(got, "context", "weights")
         expect_close(pair[1], want_weights, f"the weights{what}", diagnose=diagnose)
         expect_close(pair[0], want_context, f"the context{what}", diagnose=diagnose)
     except CheckFailure as failure:

@@ -8,9 +8,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from autograder.bundles.h2_attention import misconceptions as mc
 from autograder.bundles.h2_attention.checks import probes
 from autograder.bundles.h2_attention.checks.properties import IgnoresInputs, works_readonly
-from autograder.grading import misconceptions as mc
+from autograder.bundles.h2_attention.composition import own_intervention
 from autograder.grading.assertions import (
     CheckFailure,
     call,
@@ -18,7 +19,7 @@ from autograder.grading.assertions import (
     expect_close,
     expect_error,
 )
-from autograder.grading.carried_forward import own_intervention, same, settle
+from autograder.grading.carried_forward import same, settle
 from autograder.grading.student import Student
 
 NAME = "value_intervention"

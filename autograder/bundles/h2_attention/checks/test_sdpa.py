@@ -14,13 +14,14 @@ from types import ModuleType
 import numpy as np
 import pytest
 
+from autograder.bundles.h2_attention import misconceptions as mc
 from autograder.bundles.h2_attention.checks import probes
 from autograder.bundles.h2_attention.checks.properties import (
     IgnoresInputs,
     expect_float32,
     works_readonly,
 )
-from autograder.grading import misconceptions as mc
+from autograder.bundles.h2_attention.composition import own_attention
 from autograder.grading.assertions import (
     CheckFailure,
     call,
@@ -28,7 +29,7 @@ from autograder.grading.assertions import (
     expect_error,
     expect_pair,
 )
-from autograder.grading.carried_forward import carried, own_attention, same, settle
+from autograder.grading.carried_forward import carried, same, settle
 from autograder.grading.student import Student
 
 NAME = "scaled_dot_product_attention"
@@ -59,7 +60,8 @@ def _check(
 
     got: tuple[object, object] | None = None
     try:
-        got = expect_pair(call(student, NAME, Q, K, V, readonly=readonly, **kwargs))
+        got = expect_pair(call(student, NAME, Q, K, V, readonly=readonly, **kwargs),
+                          "context", "weights")
         _in_order(got, want_context, want_weights)
         expect_close(got[1], want_weights, f"the weights{what}", diagnose=diagnose)
         return expect_close(got[0], want_context, f"the context{what}",
@@ -127,7 +129,7 @@ def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
     want_context, want_weights = reference.scaled_dot_product_attention(Q, K, V)
     got: tuple[object, object] | None = None
     try:
-        got = expect_pair(call(student, NAME, Q, K, V))
+        got = expect_pair(call(student, NAME, Q, K, V), "context", "weights")
         expect_float32(got[0], want_context, "the context for float32 inputs")
         expect_float32(got[1], want_weights, "the weights for float32 inputs")
     except CheckFailure as failure:

@@ -16,16 +16,17 @@ from types import ModuleType
 import numpy as np
 import pytest
 
+from autograder.bundles.h2_attention import misconceptions as mc
 from autograder.bundles.h2_attention.checks import probes
 from autograder.bundles.h2_attention.checks.properties import expect_float32
-from autograder.grading import misconceptions as mc
+from autograder.bundles.h2_attention.composition import own_projected
 from autograder.grading.assertions import (
     CheckFailure,
     call,
     expect_close,
     expect_pair,
 )
-from autograder.grading.carried_forward import own_projected, same, settle
+from autograder.grading.carried_forward import same, settle
 from autograder.grading.student import Student
 
 NAME = "self_attention"
@@ -68,7 +69,7 @@ def _check(
 
     try:
         got = call(student, NAME, *args, readonly=readonly, **kwargs)
-        pair = expect_pair(got)
+        pair = expect_pair(got, "context", "weights")
         weights = expect_close(pair[1], want_weights, f"the weights{what}", diagnose=diagnose)
         return expect_close(pair[0], want_context, f"the context{what}", diagnose=diagnose), weights
     except CheckFailure as failure:
@@ -110,7 +111,7 @@ def test_float32_stays_float32(student: Student, reference: ModuleType) -> None:
     want_context, want_weights = reference.self_attention(*args)
     got: tuple[object, object] | None = None
     try:
-        got = expect_pair(call(student, NAME, *args, readonly=True))
+        got = expect_pair(call(student, NAME, *args, readonly=True), "context", "weights")
         expect_float32(got[0], want_context, "the context for float32 inputs")
         expect_float32(got[1], want_weights, "the weights for float32 inputs")
     except CheckFailure as failure:

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from autograder.bundles.h2_attention import misconceptions as mc
 from autograder.bundles.h2_attention.checks import probes
 from autograder.bundles.h2_attention.checks.properties import expect_float32, works_readonly
-from autograder.grading import misconceptions as mc
 from autograder.grading.assertions import call, expect_close
 from autograder.grading.student import Student, StudentError
 

@@ -1,0 +1,79 @@
+"""What becomes of one graded submission, wherever it was graded: written once, here.
+
+A process of the local pool (``engine``) and the coordinator of a Dask batch
+(``cluster.executor``) both end a submission the same way: its time is judged against
+the due date (``mark_submission_time``), then its ``results.json``, ``feedback.html`` and
+the graded notebook formgrader opens are written (``save_result``). A submission the
+grader failed on is a row of its own (``internal_error_result``), never saved as graded.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from autograder.batch import lateness
+from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.batch.root_settings import due_text
+from autograder.results.result import STATUS_ERROR, PartResult, SubmissionResult, save
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
+
+
+def internal_error_result(student: str, assignment: Assignment, detail: str) -> SubmissionResult:
+    """The row of a submission the grader failed on (never saved as graded: retried on
+    the next run); ``detail`` says what failed, for the TA."""
+    reason = f"internal grader error (not the student's doing): {detail}"
+    parts = [PartResult(part, 0.0, float(points), [reason])
+             for part, points in assignment.part_points.items()]
+    return SubmissionResult(student, assignment.name, STATUS_ERROR, reason[:500], parts)
+
+
+def error_result(student: str, assignment: Assignment, error: BaseException) -> SubmissionResult:
+    """``internal_error_result`` for an exception the grader raised."""
+    return internal_error_result(student, assignment, f"{type(error).__name__}: {error}")
+
+
+def mark_submission_time(result: SubmissionResult, folder: Path, due: datetime | None) -> None:
+    """``submitted_at``, ``due``, ``late`` and where the time comes from, of ``result``: the
+    submission's ``timestamp.txt`` checked against the receipt ``cohort collect`` recorded
+    (``autograder.batch.lateness``). With a due date, a submission whose time is missing,
+    unreadable or contradicted by its receipt is ``late: unknown`` and goes to review, with
+    the reason (both times, when they disagree). Without a due date ``late`` is ``unknown``
+    too, never "no" (nothing was judged), with ``lateness.NOT_JUDGED`` as the TA's reason
+    and no review."""
+    if due is not None and due.tzinfo is None:
+        due = due.replace(tzinfo=UTC)
+    decided = lateness.decide(folder, due)
+    result.submitted_at = decided.submitted_at
+    result.due = due_text(due)
+    result.late = decided.late
+    result.late_unknown = decided.unknown
+    result.time_source = decided.time_source
+    result.received_at = decided.received_at
+    if due is None and lateness.NOT_JUDGED not in result.ta_notes:  # late: unknown, not "no"
+        result.ta_notes.append(lateness.NOT_JUDGED)
+    if decided.note:
+        result.notes.append(decided.note)
+        result.reason = f"{result.reason}; {decided.note}" if result.reason else decided.note
+        result.needs_review = True
+
+
+def save_result(course: Course, assignment: Assignment, result: SubmissionResult, *,
+                due: datetime | None, notebook: Path | None = None) -> SubmissionResult:
+    """Judge ``result``'s time (before anything is saved), then write its ``results.json``,
+    ``feedback.html`` and graded notebook (``notebook``: the one graded, found in the
+    submission folder when not given); returns ``result``."""
+    # Imported here, not at the top: a grading process imports them in its warm-up, with
+    # the cyclic collector off (``grading.session.warm_up_checks``), before this is first called.
+    from autograder.results import feedback_page, graded_notebook
+
+    folder = course.submitted(result.student)
+    mark_submission_time(result, folder, due)
+    out = course.autograded(result.student)
+    save(result, out / RESULTS_JSON)
+    feedback_page.save(result, out / FEEDBACK_HTML, assignment)
+    graded_notebook.write(course, result, notebook, assignment=assignment)  # formgrader's
+    return result

@@ -1,0 +1,33 @@
+"""Hidden check for ``norm``."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from autograder.grading.assertions import CheckFailure, call, expect
+from autograder.grading.student import Student
+from autograder.untrusted import plain
+
+NAME = "norm"
+
+
+def number(got: object, what: str) -> float:
+    """A float, or a 0-d floating array (a NumPy float arrives as one)."""
+    if type(got) is float:
+        return got
+    if type(got) is np.ndarray and got.shape == () and got.dtype.kind == "f":
+        return float(got)
+    raise CheckFailure(f"Expected {what} to be a number, got {plain.describe_type(got)}.")
+
+
+@pytest.mark.part(NAME, requires="the square root of `dot(a, a)`")
+def test_norm_of_a_vector(student: Student, reference: ModuleType) -> None:
+    """The Euclidean length of a vector of length 6"""
+    a = np.random.default_rng(12).standard_normal(6)
+    got = number(call(student, NAME, a), "the length")
+    want = reference.norm(a)
+    expect(abs(got - want) <= 1e-9 * max(1.0, want),
+           f"Expected the square root of the sum of squares; got {got:.6g} instead.")
