@@ -65,7 +65,7 @@ sys.path.insert(0, str(REPO))
 
 from autograder.authoring.release import nbgrader_env  # noqa: E402
 from autograder.bundles.h2_attention import samples as sample_cohort  # noqa: E402
-from autograder.spec import SPEC  # noqa: E402
+from tests.support.h2 import SPEC  # noqa: E402
 
 ASSIGNMENT = SPEC.name
 

@@ -20,7 +20,9 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from autograder.spec import SPEC
+from autograder.assignments import load_assignment
+
+SPEC = load_assignment("h2_attention")
 
 NOTEBOOK, SOURCE_DIR = SPEC.notebook, SPEC.source_dir
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
 from tests.support.cli import one_line_error
+from tests.support.h2 import SPEC
 
 ASSIGNMENT = SPEC.name
 FAST = ["--no-progress", "--jobs", "2", "--cell-timeout", "10", "--call-timeout", "5"]

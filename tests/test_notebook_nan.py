@@ -14,7 +14,7 @@ import pytest
 
 from autograder.authoring.sync import grade_id
 from autograder.bundles.h2_attention.samples import BUGS, set_cell, solved_notebook
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 NOTEBOOK, RELEASE_DIR = SPEC.notebook, SPEC.release_dir
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from autograder.cli import missing_dependency
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+from tests.support.h2 import SPEC
 
 VENV_BIN = Path(sys.executable).parent
 

@@ -23,8 +23,9 @@ from pathlib import Path
 import pytest
 
 from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
 from tests.support.commands import run_ok as run
+from tests.support.h2 import SPEC
 from tests.support.reference_attack import write_stubs
 
 SOURCES = ("pyproject.toml", "README.md", "autograder", "solutions", "schemas", "release")

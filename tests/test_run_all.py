@@ -20,7 +20,7 @@ from jupyter_client.manager import start_new_kernel
 
 from autograder.authoring.sync import grade_id
 from autograder.bundles.h2_attention.samples import set_cell, solved_notebook
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 EVIDENCE = SPEC.evidence_file
 NOTEBOOK, RELEASE_DIR = SPEC.notebook, SPEC.release_dir

@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from autograder.authoring.sync import grade_id
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 FUNCTION_PARTS = SPEC.function_parts
 NOTEBOOK, RELEASE_DIR, SOURCE_DIR = SPEC.notebook, SPEC.release_dir, SPEC.source_dir

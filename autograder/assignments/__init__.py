@@ -1,10 +1,10 @@
 """Assignments as bundles: the engine grades the assignment it is given, never one it names.
 
-    assignment = load_assignment("h2_attention")           # the package's, or a folder's
+    assignment = load_assignment(name)                    # the package's, or a folder's
     [found.name for found in available()]                  # what can be graded here
 
-See ``autograder.assignments.bundle`` for what a bundle holds and the README's
-"Adding an assignment" for how an instructor writes one.
+See ``autograder.assignments.bundle`` for what a bundle holds and
+docs/adding-an-assignment.md for how an instructor writes one.
 """
 
 from autograder.assignments.bundle import Assignment

@@ -116,7 +116,7 @@ class Assignment:
     @cached_property
     def reference(self) -> types.ModuleType:
         """The reference solution: the spec's ``reference``, a module of the bundle first,
-        else an importable module (the repository's ``solutions`` for H2)."""
+        else an importable module (a package of the repository, beside the bundle)."""
         name = self.spec.reference
         inside = self.root / f"{name}.py"
         if inside.is_file() or (self.root / name / "__init__.py").is_file():

@@ -28,6 +28,8 @@ from autograder.spec import SPEC_FILE
 if TYPE_CHECKING:
     from autograder.assignments.bundle import Assignment
 
+NOT_GRADING = frozenset({"samples", "authoring.py", "__pycache__"})
+"""A bundle's code that decides no grade: its demo cohort and its authoring helpers."""
 ENGINE = Path(__file__).resolve().parents[1]
 ENGINE_GRADING_CODE = ("grading",)
 """The engine's trees (relative to the package) whose Python turns verdicts into points."""
@@ -96,6 +98,8 @@ def _key(bundle: Path, reference: Path | None, schema_name: str, engine: Path) -
     def add_tree(label: str, top: Path) -> None:
         files = [top] if top.is_file() else sorted(top.rglob("*.py")) + sorted(top.rglob("*.ini"))
         for path in files:
+            if top.is_dir() and path.relative_to(top).parts[0] in NOT_GRADING:
+                continue
             name = f"{label}/{path.relative_to(top).as_posix()}" if top.is_dir() else label
             text = path.read_text(encoding="utf-8")
             add(name, code_fingerprint(text) if path.suffix == ".py" else text)

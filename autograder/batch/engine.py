@@ -16,7 +16,6 @@ from the registry); each grading process keeps it in its session.
 
 from __future__ import annotations
 
-import csv
 import multiprocessing
 import multiprocessing.util
 import os
@@ -342,12 +341,7 @@ def every_result(course: Course, assignment: Assignment,
     saved in results.json, else a grader error the last grades.csv recorded (never saved, so
     it is kept from there). A run for a few students (``--student``) then updates their rows
     and keeps everybody else's, as the gradebook does."""
-    previous: dict[str, dict[str, str]] = {}
-    try:
-        with course.grades_csv().open(newline="", encoding="utf-8") as handle:
-            previous = {row.get("student", ""): row for row in csv.DictReader(handle)}
-    except (OSError, ValueError, csv.Error):
-        pass
+    previous = grades_csv.read_rows(course.grades_csv(), assignment.name)
     out = []
     for student in course.students():
         result = fresh.get(student) or load(course.autograded(student) / RESULTS_JSON)

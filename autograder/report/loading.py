@@ -8,11 +8,11 @@ readable results.json is listed, not guessed: the report says so.
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.batch.course import GRADES_CSV, RESULTS_JSON, Course
+from autograder.results import grades_csv
 from autograder.results.result import SubmissionResult, load
 
 
@@ -39,23 +39,13 @@ class GradedCourse:
         return sorted({r.student for r in self.results} | set(self.without_results))
 
 
-def read_grades_csv(path: Path) -> dict[str, dict[str, str]]:
-    """grades.csv's rows by student ({} when the file is missing or unreadable)."""
-    try:
-        with path.open(newline="", encoding="utf-8") as handle:
-            return {row["student"]: row for row in csv.DictReader(handle) if row.get("student")}
-    except (OSError, KeyError, csv.Error, UnicodeDecodeError):
-        return {}
-
-
 def load_course(root: Path, assignment: str) -> GradedCourse:
     """The graded course at ``root``; ``ReportError`` when nothing was graded there."""
     if not root.is_dir():
         raise ReportError(f"course root {root} is not a folder: pass --root <the folder that "
                           "holds submitted/ and autograded/>")
     course = Course(root, assignment)
-    rows = {student: row for student, row in read_grades_csv(course.grades_csv()).items()
-            if row.get("assignment", assignment) == assignment}  # a root may hold several
+    rows = grades_csv.read_rows(course.grades_csv(), assignment)  # a root may hold several
     graded_dir = root / "autograded"
     with_folder = sorted(
         entry.name for entry in graded_dir.iterdir()

@@ -1,4 +1,8 @@
-"""``grades.csv``: one row per student, a column per part (written with the csv module).
+"""``grades.csv``: one row per student and assignment, a column per part (the csv module).
+
+A course root may hold several assignments, as nbgrader's does: writing one assignment's
+rows keeps the others' (their columns after its own, by assignment name), so a root with
+one assignment has exactly its columns. ``read_rows`` reads one assignment's rows back.
 
 Every cell is safe text (``safe_text``) and a cell that a spreadsheet would read as
 a formula is neutralised (``csv_cell``): a student's message can reach ``reason``.
@@ -63,11 +67,46 @@ def row(result: SubmissionResult) -> dict[str, object]:
 
 
 def write(results: Iterable[SubmissionResult], path: Path, assignment: Assignment) -> None:
-    """Write every result of ``assignment``, sorted by student, atomically."""
+    """Write every result of ``assignment``, sorted by student, atomically; the rows of other
+    assignments already in the file are kept as they are."""
+    others, other_parts = _other_assignments(path, assignment.name)
+    own = [row(result) for result in sorted(results, key=lambda r: r.student)]
+    rows = [{key: csv_cell(safe_text(value)) for key, value in cells.items()} for cells in own]
+    parts = list(dict.fromkeys([*assignment.part_points, *other_parts]))
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=header(assignment), restval="",
-                            lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=[*FIXED_COLUMNS, *parts, *TRAILING_COLUMNS],
+                            restval="", extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
-    for result in sorted(results, key=lambda r: r.student):
-        writer.writerow({key: csv_cell(safe_text(value)) for key, value in row(result).items()})
+    writer.writerows(sorted([*rows, *others], key=lambda cells: (
+        str(cells.get("assignment") != assignment.name), str(cells.get("assignment")),
+        str(cells.get("student")))))
     write_atomically(path, buffer.getvalue())
+
+
+def read_rows(path: Path, assignment: str) -> dict[str, dict[str, str]]:
+    """``assignment``'s rows by student ({} when the file is missing or unreadable)."""
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            return {cells["student"]: cells for cells in csv.DictReader(handle)
+                    if cells.get("student") and cells.get("assignment", assignment) == assignment}
+    except (OSError, KeyError, ValueError, csv.Error, UnicodeDecodeError):
+        return {}
+
+
+def _other_assignments(path: Path, name: str) -> tuple[list[dict[str, str]], list[str]]:
+    """The rows of assignments other than ``name`` in the file at ``path``, and their part
+    columns (those a row of theirs fills), by assignment name then the file's order."""
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            rows = [cells for cells in reader if cells.get("assignment") not in (None, "", name)]
+            columns = list(reader.fieldnames or ())
+    except (OSError, ValueError, csv.Error, UnicodeDecodeError):
+        return [], []
+    ours = {*FIXED_COLUMNS, *TRAILING_COLUMNS}
+    parts: list[str] = []
+    for other in sorted({cells["assignment"] for cells in rows}):
+        filled = [c for c in columns if c not in ours
+                  and any(cells.get(c) for cells in rows if cells["assignment"] == other)]
+        parts += filled
+    return [{k: v for k, v in cells.items() if k is not None} for cells in rows], parts

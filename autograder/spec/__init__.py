@@ -13,6 +13,7 @@ command reports as one line (``autograder.cli``).
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,6 +22,7 @@ from typing import Literal
 
 PartKind = Literal["function", "evidence", "limitation"]
 PART_KINDS: tuple[str, ...] = ("function", "evidence", "limitation")
+MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 SPEC_FILE = "assignment.toml"
 """A bundle's spec, at the top of its folder."""
 TOP_LEVEL_KEYS = ("name", "notebook", "grade_cell_prefix", "total")
@@ -177,6 +179,14 @@ def parse_spec(text: str) -> AssignmentSpec:
         raise SpecError("a limitation part is read from the evidence file: add an evidence part")
     if kinds.count("evidence") and not data.get("schema"):
         raise SpecError("an evidence part needs the evidence file's `schema`")
+    preload = data.get("preload", [])
+    if not isinstance(preload, list) or not all(
+            isinstance(name, str) and MODULE_NAME.fullmatch(name) for name in preload):
+        raise SpecError("preload must be a list of module names")
+    owned = {"autograder", str(data.get("reference", "reference")).split(".")[0]}
+    if owned & {name.split(".")[0] for name in preload}:
+        raise SpecError("preload may not name the grader or the reference: a preloaded module "
+                        "is in every worker that runs student code")
     functions = {p.name for p in parts if p.kind == "function"}
     blocks = tuple(data.get("building_blocks", ()))
     if set(blocks) - functions:
@@ -215,12 +225,3 @@ def load_spec(path: Path) -> AssignmentSpec:
     except OSError as error:
         raise SpecError(f"the assignment spec {path} cannot be read: {error.strerror}") from None
 
-
-def __getattr__(name: str) -> object:
-    # Transitional: modules not yet given their Assignment read H2's from here. Removed once
-    # every layer receives the assignment it works on (issue 28).
-    if name != "SPEC":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from autograder.assignments import load_assignment
-
-    return load_assignment("h2_attention")

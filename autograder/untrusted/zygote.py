@@ -75,10 +75,10 @@ def _warm_torch() -> None:
     import torch.nn.functional as F
 
     torch.set_num_threads(1)
-    # Products, softmax and the fused scaled-dot-product kernel initialise lazily on first use.
-    x = torch.zeros(1, 2, 3, dtype=torch.float64)
-    F.scaled_dot_product_attention(x, x, x, attn_mask=torch.ones(2, 2, dtype=torch.bool))
-    F.scaled_dot_product_attention(x.float(), x.float(), x.float())
+    # Products and softmax initialise lazily on first use, per dtype.
+    for dtype in (torch.float64, torch.float32):
+        x = torch.zeros(1, 2, 3, dtype=dtype)
+        F.softmax(x @ x.transpose(-1, -2), dim=-1).masked_fill(torch.ones(2, 2, dtype=torch.bool), 0)
 
 
 def _warm_numpy() -> None:

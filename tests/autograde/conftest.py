@@ -29,7 +29,7 @@ from hostile_cases import (
 
 from autograder.batch.course import Course
 from autograder.batch.engine import grade_course
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 ASSIGNMENT = SPEC.name
 

@@ -30,7 +30,8 @@ from autograder.authoring.sync import grade_id
 from autograder.batch.engine import BatchOptions, BatchSummary
 from autograder.bundles.h2_attention import samples as cohort
 from autograder.sandbox.limits import Limits
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+from tests.support.h2 import SPEC
 
 ASSIGNMENT = SPEC.name
 

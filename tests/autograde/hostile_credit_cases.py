@@ -26,7 +26,7 @@ from hostile_cases import (
 )
 
 from autograder.authoring.sync import grade_id
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 UNDONE = ("scaled_dot_product_attention", "self_attention", "cross_attention", "value_intervention")
 HONEST = "credit_honest_stubs"

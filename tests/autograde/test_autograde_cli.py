@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from hostile_cases import new_course_root, write_submission
 
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+from tests.support.h2 import SPEC
 
 ASSIGNMENT = SPEC.name
 

@@ -14,7 +14,7 @@ from autograder.sandbox.client import SandboxStudent
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.uids import UidLease
 from autograder.sandbox.zygote import Zygote, discard
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 
 def test_channels_closed_before_the_zygote_is_ready_do_not_stop_it():

@@ -27,7 +27,8 @@ from hostile_cases import (
 )
 
 from autograder.results.result import STATUS_ERROR, STATUS_UNGRADABLE, load
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+from tests.support.h2 import SPEC
 
 ASSIGNMENT = SPEC.name
 

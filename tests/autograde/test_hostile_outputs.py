@@ -12,7 +12,8 @@ from hostile_cases import HOSTILE, HostileBatch, student_of
 
 from autograder.results.result import STATUS_ERROR
 from autograder.results.safe_text import FORMULA_STARTS, INPUTS_HIDDEN, MAX_FRACTIONS
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

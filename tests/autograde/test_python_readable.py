@@ -13,7 +13,8 @@ import sys
 import pytest
 
 from autograder.bundles.h2_attention import samples as sample_cohort
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+from tests.support.h2 import SPEC
 from tests.support.seccomp import NO_NAMESPACES, sandbox_user_cannot_read_python
 
 pytestmark = pytest.mark.slow

@@ -28,7 +28,8 @@ import nbformat
 import pytest
 from hostile_cases import cell_index, code, cohort, write_submission
 
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+from tests.support.h2 import SPEC
 from tests.support.seccomp import NO_NAMESPACES  # refuses namespaces, as Docker's profile
 
 pytestmark = pytest.mark.slow

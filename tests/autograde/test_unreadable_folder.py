@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from autograder.bundles.h2_attention import samples as sample_cohort
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
 NOBODY = 65534

@@ -7,8 +7,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.spec import SPEC
 from autograder.untrusted.notebook_code import to_python
+from tests.support.h2 import SPEC
 from tests.support.in_process import InProcessStudent
 from tests.support.notebook_cells import code_cells
 

@@ -22,7 +22,8 @@ from pathlib import Path
 from autograder.batch.course import RESULTS_JSON
 from autograder.bundles.h2_attention import samples as sample_cohort
 from autograder.results.result import load
-from autograder.spec import REPO, SPEC
+from autograder.spec import REPO
+from tests.support.h2 import SPEC
 
 COHORT = "demo-2026"
 DUE = "2026-12-14 23:59:00 UTC"

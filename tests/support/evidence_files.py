@@ -11,8 +11,8 @@ import nbformat
 import numpy as np
 
 from autograder.authoring.sync import grade_id
-from autograder.spec import SPEC
 from solutions.evidence import build_evidence
+from tests.support.h2 import SPEC
 
 TORCH_API = """
 import numpy as np

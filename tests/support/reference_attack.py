@@ -15,7 +15,7 @@ import nbformat
 
 from autograder.authoring.sync import grade_id
 from autograder.bundles.h2_attention import samples as sample_cohort
-from autograder.spec import SPEC
+from tests.support.h2 import SPEC
 
 # The grader's distribution as its install files spell it (pyproject's name, normalised).
 DISTRIBUTION = "h2-attention".replace("-", "_")

@@ -12,16 +12,19 @@ from typing import Any
 
 from solutions.evidence import EVIDENCE_FILENAME, LIMITATION_PLACEHOLDER
 
-MAX_EVIDENCE_BYTES = 1 << 20
-"""1 MiB: a correct file is about 5 KiB (``evidence.loading`` refuses a larger one unread)."""
-
 
 class AttentionEvidence:
     """The attention-evidence file: verified, traced to the student's functions, scored."""
 
     file_name = EVIDENCE_FILENAME
     limitation_placeholder = LIMITATION_PLACEHOLDER
-    max_bytes = MAX_EVIDENCE_BYTES
+
+    @property
+    def max_bytes(self) -> int:
+        """The largest file read at all (``evidence.loading.MAX_BYTES``)."""
+        from .evidence.loading import MAX_BYTES
+
+        return MAX_BYTES
 
     def verify(self, path: Path | bytes, *, student_id: str | None, cohort: str | None) -> Any:
         from .evidence import verify_evidence

@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 
 from solutions.evidence import EVIDENCE_FILENAME
 
-from ..hooks import MAX_EVIDENCE_BYTES
 from .report import Finding
 
-MAX_BYTES = MAX_EVIDENCE_BYTES  # 1 MiB: a correct file is about 5 KiB
+MAX_BYTES = 1 << 20  # 1 MiB: a correct file is about 5 KiB (refused unread if larger)
 MAX_DEPTH = 16  # the evidence format nests 4 levels deep
 MAX_NUMBER_CHARS = 64  # longer numeric literals are not numbers a notebook writes
 MAX_LISTED = 20  # findings of one kind reported before summarising
