@@ -27,7 +27,6 @@ import nbformat
 import numpy as np
 
 import solutions
-from autograder.assignments import load_assignment
 from autograder.authoring.sample_cohort import (
     copy_source,
     function_sources,
@@ -41,6 +40,8 @@ from autograder.authoring.sample_cohort import (
 from autograder.authoring.sync import grade_id
 from solutions import evidence as evidence_builder
 
+from ..bundle import H2
+
 __all__ = [
     "BUGS", "DEMO_DUE", "GOOD_LIMITATION", "LATE_BY", "OWN_SOLUTION", "UNJUDGED_LIMITATION",
     "VARIANTS", "Variant", "build_sample_cohort", "build_submission", "on_time",
@@ -48,7 +49,7 @@ __all__ = [
     "timestamp_text", "write_evidence",
 ]
 
-ASSIGNMENT = load_assignment("h2_attention")
+ASSIGNMENT = H2
 
 GOOD_LIMITATION = (
     "Attention weights are not a causal explanation of the output. A key can receive a large "
