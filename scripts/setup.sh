@@ -11,7 +11,7 @@ stamp=.venv/.installed-$(cat pyproject.toml | sha256sum | cut -c1-16)
 if [ ! -f "$stamp" ]; then
     .venv/bin/python -m pip install --quiet --upgrade pip
     # torch==2.13.0 is pinned in pyproject.toml; the CPU build is all the assignment needs
-    # (see README: Installing torch).
+    # (see docs/ta-guide.md, "Installing torch").
     .venv/bin/python -m pip install --quiet -e '.[dev]'
     .venv/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (h2-attention)" >/dev/null
     rm -f .venv/.installed-* && touch "$stamp"

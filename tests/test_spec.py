@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,19 @@ def test_the_fact_scan_finds_a_spelled_out_name(tmp_path):
                      'PATH = "submitted/s1/h2_attention/h2_attention.ipynb"\n')
     found = spelled_out_facts(probe)
     assert len(found) == 2 and all(":2:" in line for line in found)
+
+
+@pytest.mark.parametrize("preload, problem", [
+    ('["numpy", "solutions"]', "may not name the grader or the reference"),
+    ('["autograder.untrusted"]', "may not name the grader or the reference"),
+    ('["numpy; import os"]', "must be a list of module names"),
+    ('"numpy"', "must be a list of module names"),
+])
+def test_a_preload_that_would_reach_a_worker_wrongly_is_refused(preload, problem):
+    """What the spec preloads is imported in every worker that runs student code: never the
+    reference or the grader, and only module names (the zygote's command line)."""
+    text = re.sub(r"^preload = \[.*?\]$", f"preload = {preload}", SPEC_TEXT, count=1,
+                  flags=re.M | re.S)
+    assert text != SPEC_TEXT
+    with pytest.raises(SpecError, match=re.escape(problem)):
+        parse_spec(text)

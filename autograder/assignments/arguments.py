@@ -1,7 +1,11 @@
 """The assignment argument every command shares: a bundle's name, and where else to look.
 
-    add_assignment_arguments(parser)          # ASSIGNMENT (positional) and --assignments DIR
-    assignment = assignment_from(args)        # the Assignment; UnknownAssignment is one line
+    add_assignment_arguments(parser, optional=True)   # [ASSIGNMENT] and --assignments DIR
+    assignment = assignment_in_root(args, root)        # named, else the course root's one
+    assignment = only_assignment(args)                 # named, else the one bundle there is
+
+An unknown name, or none where several could be meant, is one line naming the choices (a
+``SpecError``, which ``autograder.cli`` prints as one line with exit 2).
 """
 
 from __future__ import annotations
@@ -10,20 +14,25 @@ import argparse
 from pathlib import Path
 
 from autograder.assignments.bundle import Assignment
-from autograder.assignments.registry import FOLDERS_VARIABLE, load_assignment
+from autograder.assignments.registry import FOLDERS_VARIABLE, available, load_assignment
+from autograder.spec import SpecError
+
+LISTED_BY = "`python -m autograder assignments` lists them"
 
 
 def add_assignment_arguments(parser: argparse.ArgumentParser, *, positional: bool = True,
-                             default: str | None = None) -> None:
-    """``ASSIGNMENT`` (or ``--assignment`` when not ``positional``) and ``--assignments``."""
-    help_text = ("the assignment: a bundle's name (`python -m autograder assignments` lists them)"
-                 + (f"; default: {default}" if default else ""))
+                             optional: bool = False, when_left_out: str = "") -> None:
+    """``ASSIGNMENT`` (or ``--assignment`` when not ``positional``) and ``--assignments``;
+    ``optional``: it may be left out, and ``when_left_out`` says what is meant then."""
+    help_text = f"the assignment: a bundle's name ({LISTED_BY})"
+    if optional:
+        help_text += f"; default: {when_left_out or 'the one there is'}"
     if positional:
-        parser.add_argument("assignment", metavar="ASSIGNMENT", nargs="?" if default else None,
-                            default=default, help=help_text)
+        parser.add_argument("assignment", metavar="ASSIGNMENT", nargs="?" if optional else None,
+                            default=None, help=help_text)
     else:
-        parser.add_argument("--assignment", metavar="NAME", default=default,
-                            required=default is None, help=help_text)
+        parser.add_argument("--assignment", metavar="NAME", default=None,
+                            required=not optional, help=help_text)
     parser.add_argument(
         "--assignments", metavar="DIR", type=Path, action="append", default=[],
         help=f"a folder of assignment bundles besides the package's (repeatable; also "
@@ -33,3 +42,32 @@ def add_assignment_arguments(parser: argparse.ArgumentParser, *, positional: boo
 def assignment_from(args: argparse.Namespace) -> Assignment:
     """The assignment ``args`` name, found in the package or the named folders."""
     return load_assignment(args.assignment, getattr(args, "assignments", None) or ())
+
+
+def assignment_in_root(args: argparse.Namespace, root: Path) -> Assignment:
+    """The assignment ``args`` name; without one, the one assignment the course root holds
+    (under submitted/<student>/, else release/). None or several is one line naming them."""
+    from autograder.batch.course import assignments_in
+
+    if not args.assignment:
+        if not root.is_dir():
+            raise SpecError(f"course root {root} is not a folder: pass --root <the folder "
+                            "that holds submitted/ and autograded/>")
+        found = assignments_in(root)
+        if len(found) != 1:
+            held = f"holds {', '.join(found)}" if found else "holds no assignment"
+            raise SpecError(f"name the assignment: the course root {root} {held} ({LISTED_BY})")
+        args.assignment = found[0]
+    return assignment_from(args)
+
+
+def only_assignment(args: argparse.Namespace) -> Assignment:
+    """The assignment ``args`` name; without one, the one bundle there is (the package's and
+    ``--assignments``'); several is one line naming them."""
+    if not args.assignment:
+        names = [found.name for found in available(getattr(args, "assignments", None) or ())]
+        if len(names) != 1:
+            raise SpecError(f"name the assignment: the assignments here are "
+                            f"{', '.join(names) or 'none'}")
+        args.assignment = names[0]
+    return assignment_from(args)

@@ -26,7 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "files", nargs="+", metavar="FILE",
         help="the evidence file(s) to check, after the assignment's name (ASSIGNMENT) when it "
              "is not the only one with an evidence file")
-    add_assignment_arguments(parser, positional=False, default="")
+    add_assignment_arguments(parser, positional=False, optional=True,
+                             when_left_out="the one assignment with an evidence file")
     parser.add_argument("--student-id", help="the student the file must belong to")
     parser.add_argument("--cohort", help="the student's cohort (part of the input seed)")
     parser.add_argument("--json", action="store_true",

@@ -28,7 +28,7 @@ class NoCheckout(SpecError):
 
 def add_authoring_arguments(parser: argparse.ArgumentParser) -> None:
     """``[ASSIGNMENT]`` (default: ``AUTO``) and ``--assignments DIR``."""
-    add_assignment_arguments(parser, default=AUTO)
+    add_assignment_arguments(parser, optional=True, when_left_out=AUTO)
 
 
 def source_root(repo: Path = REPO) -> Path:
@@ -74,6 +74,6 @@ def authoring_assignment(args: argparse.Namespace) -> Assignment:
     """The assignment ``args`` name (or the checkout's one), with its source folder here."""
     folders = tuple(getattr(args, "assignments", None) or ())
     name = args.assignment
-    if name in (None, AUTO):
+    if not name:
         name = default_assignment(folders)
     return require_checkout(load_assignment(name, folders))

@@ -48,9 +48,9 @@ from typing import TYPE_CHECKING, NoReturn
 # Only what parsing the command line and launching the zygote need: the grader (engine,
 # checks, torch, nbgrader) is imported in ``run`` once the zygote is warming up beside it.
 from autograder.assignments import Assignment
-from autograder.assignments.arguments import add_assignment_arguments, assignment_from
+from autograder.assignments.arguments import add_assignment_arguments, assignment_in_root
 from autograder.batch.cluster.choice import SLURM, ClusterError, parse_cluster
-from autograder.batch.course import RELEASE, SUBMITTED, Course, assignments_in, parse_time
+from autograder.batch.course import SUBMITTED, Course, parse_time
 from autograder.batch.options import BatchOptions, launch_sandbox
 from autograder.batch.root_lock import RootBusy, hold
 from autograder.batch.root_settings import RootSettingsError, remember
@@ -247,8 +247,8 @@ def interrupted_line(force: bool) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     one_line_errors(parser)
-    add_assignment_arguments(parser)
-    _optional_assignment(parser)
+    add_assignment_arguments(parser, optional=True,
+                             when_left_out="the one assignment the course root holds")
     parser.add_argument(
         "--root",
         type=Path,
@@ -284,36 +284,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_grading_options(parser)
 
 
-def _optional_assignment(parser: argparse.ArgumentParser) -> None:
-    """ASSIGNMENT may be left out: the course root's one assignment is meant
-    (``root_assignment``). ``add_assignment_arguments`` makes a positional without a default
-    required, so its action is relaxed here."""
-    action = next(action for action in parser._actions if action.dest == "assignment")
-    action.nargs, action.default, action.required = "?", None, False
-    action.help = f"{action.help}; default: the one assignment the course root holds"
-
-
-def root_assignment(root: Path) -> str:
-    """The name of the one assignment ``root`` holds (under submitted/<student>/, else
-    under release/); ``UsageError`` naming them when there are none or several."""
-    _require_root(root)
-    found = assignments_in(root)
-    if len(found) == 1:
-        return found[0]
-    name_it = "name the one to grade: python -m autograder autograde ASSIGNMENT"
-    if not found:
-        raise UsageError(f"no assignment in {root / SUBMITTED}/<student>/ or "
-                         f"{root / RELEASE}/: {name_it}, or pass --root <the course root>")
-    raise UsageError(f"the course root {root} holds several assignments "
-                     f"({', '.join(found)}): {name_it}")
-
-
 def chosen_assignment(args: argparse.Namespace) -> Assignment:
-    """The assignment ``args`` name, or the course root's one (``UsageError``); an unknown
-    name is the registry's one line (``UnknownAssignment``, exit 2)."""
-    if not args.assignment:
-        args.assignment = root_assignment(args.root.resolve())
-    return assignment_from(args)
+    """The assignment ``args`` name, or the course root's one; none or several, or an unknown
+    name, is one line naming the choices (a ``SpecError``: exit 2 from autograder.cli)."""
+    _require_root(args.root.resolve())
+    return assignment_in_root(args, args.root.resolve())
 
 
 def _require_root(root: Path) -> None:

@@ -63,7 +63,10 @@ def cell_notes(
         if outcome.index >= len(ran) or (outcome.error is None and not outcome.skipped):
             continue
         cell = ran[outcome.index]
-        where, hid = hide_paths(cell_name(cell.source or "", cell.grade_id, function_parts), hidden)
+        # Paths hidden before the name is shortened: it reads the same wherever the grader runs.
+        first = next((line for line in (cell.source or "").splitlines() if line.strip()), "")
+        first, hid = hide_paths(first, hidden)
+        where = cell_name(first, cell.grade_id, function_parts)
         reached = reached or hid
         if outcome.skipped:
             notes.append(f"{where} was skipped: {outcome.skipped}")

@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.assignments.arguments import add_assignment_arguments, assignment_from
+from autograder.assignments.arguments import add_assignment_arguments, assignment_in_root
 from autograder.batch.command import one_line_errors
 from autograder.results.wording import plural
 
@@ -43,27 +43,8 @@ def add_root_assignment_arguments(parser: argparse.ArgumentParser, *,
                                   positional: bool = True) -> None:
     """``ASSIGNMENT`` (or ``--assignment``) and ``--assignments DIR``, the assignment being
     optional: ``assignment_in_root`` then takes the course root's one."""
-    add_assignment_arguments(parser, positional=positional, default=ROOTS_ONE)
-
-
-def assignment_in_root(args: argparse.Namespace, root: Path) -> Assignment:
-    """The assignment ``args`` name; without one, the one assignment the course root holds
-    (``autograder.batch.course.assignments_in``, as ``autograde`` infers it). None or
-    several is one line naming them (a ``SpecError``), as an unknown name is."""
-    from autograder.batch.course import assignments_in
-    from autograder.spec import SpecError
-
-    if getattr(args, "assignment", None) in (None, "", ROOTS_ONE):
-        if not root.is_dir():
-            raise SpecError(f"course root {root} is not a folder: pass --root <the folder "
-                            "that holds submitted/ and autograded/>")
-        found = assignments_in(root)
-        if len(found) != 1:
-            held = f"holds {', '.join(found)}" if found else "holds no assignment"
-            raise SpecError(f"name the assignment: the course root {root} {held} "
-                            "(`python -m autograder assignments` lists those there are)")
-        args.assignment = found[0]
-    return assignment_from(args)
+    add_assignment_arguments(parser, positional=positional, optional=True,
+                             when_left_out=ROOTS_ONE)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -15,7 +15,7 @@ plain text, every cell's metadata is rebuilt (only the check cells carry nbgrade
 ids are ours. Markdown identical to the release's is kept as markdown.
 
 It is plain JSON written from a dict (no nbformat, no nbconvert), in the grading process that
-graded the submission: about 2 ms a submission (40 sample submissions: see README).
+graded the submission: about 2 ms a submission (40 sample submissions: see docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ HEADER = (
     "cell shows, as its output, the points and messages the grader gave its part. The "
     "student's own outputs are not shown, and their own markdown is shown as text. A score "
     "you enter in a part's box is the grade of record from the next `python -m autograder "
-    "autograde` or `python -m autograder review` on this course root (see README, TAs)."
+    "autograde` or `python -m autograder review` on this course root (see docs/ta-guide.md)."
 )
 NOTES_SOURCE = "# h2-grader: about this submission"
 MISSING_SOURCE = "# This check cell is missing from the submission; the grader graded the part anyway.\n"

@@ -12,7 +12,7 @@ formgrader are read in as decisions too. Decisions live in decisions.json at the
 root.
 
 examples:
-  python -m autograder review list --root ~/courses/dl-2026-fall-a
+  python -m autograder review --root ~/courses/dl-2026-fall-a list
   python -m autograder review set s042 PART 6 --note "a sound point, argued too briefly"
   python -m autograder review clear s042 PART
   python -m autograder review list --assignment hw3 --assignments ~/course/bundles
@@ -25,8 +25,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder.assignments.arguments import assignment_in_root
 from autograder.batch.course import Course
-from autograder.report.command import add_root_assignment_arguments, assignment_in_root
+from autograder.report.command import add_root_assignment_arguments
 from autograder.results.decisions import DecisionError, Decisions
 from autograder.results.gradebook import GradebookError
 from autograder.results.graded_notebook import text_to_judge

@@ -53,7 +53,7 @@ def zygote_environment() -> dict[str, str]:
         "PYTHONPATH": os.pathsep.join(search),
         **THREAD_ENV,
     }
-    if os.environ.get("H2_WORKER_STDERR"):  # debugging the grader itself (README)
+    if os.environ.get("H2_WORKER_STDERR"):  # debugging the grader itself (docs/development.md)
         env["H2_WORKER_STDERR"] = os.environ["H2_WORKER_STDERR"]
     return env
 

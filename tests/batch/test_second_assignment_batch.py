@@ -6,16 +6,17 @@ assignment, or none in a root that holds several, is one line."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 import subprocess
 import sys
 
 import pytest
 
-from autograder.batch.command import UsageError, root_assignment
+from autograder.assignments.arguments import assignment_in_root
 from autograder.batch.course import RESULTS_JSON, Course
 from autograder.results.result import load
-from autograder.spec import REPO
+from autograder.spec import REPO, SpecError
 from tests.support.cli import one_line_error
 from tests.support.h2 import SPEC as H2
 from tests.support.vectors import BUNDLES, REFERENCE, VECTORS, WRONG_NORMALIZE, submit
@@ -68,6 +69,12 @@ def test_autograde_then_report_on_the_same_assignment(tmp_path):
     assert again.returncode == 0 and "(0 assessed in this run, 2 unchanged" in again.stdout
 
 
+def root_assignment(root):
+    """The assignment a command takes from ``root`` when none is named."""
+    args = argparse.Namespace(assignment=None, assignments=[BUNDLES])
+    return assignment_in_root(args, root).name
+
+
 def test_the_root_s_one_assignment_is_taken_when_none_is_named(tmp_path):
     submit(tmp_path, "s1", REFERENCE)
     assert root_assignment(tmp_path) == "vectors"
@@ -80,7 +87,7 @@ def test_the_root_s_one_assignment_is_taken_when_none_is_named(tmp_path):
 def test_none_or_several_assignments_are_one_line_naming_them(tmp_path, held):
     for name in held:
         (tmp_path / "submitted" / "s1" / name).mkdir(parents=True)
-    with pytest.raises(UsageError, match="name the one to grade") as raised:
+    with pytest.raises(SpecError, match="name the assignment") as raised:
         root_assignment(tmp_path)
     assert all(name in str(raised.value) for name in held)
     line = one_line_error(cli("autograde", "--root", str(tmp_path), "--assignments",

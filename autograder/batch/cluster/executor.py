@@ -102,7 +102,7 @@ def connect(choice: ClusterChoice) -> Iterator[Any]:
                 raise ClusterError(
                     f"the Dask scheduler at {choice.address} has no worker after "
                     f"{WORKER_TIMEOUT:g} s: start some with `dask worker {choice.address} "
-                    "--nthreads 1` (README: Grade on a cluster)") from None
+                    "--nthreads 1` (docs/cluster.md)") from None
             yield client
             return
         if choice.kind == DASK_LOCAL:

@@ -77,7 +77,7 @@ def spec_from_table(table: object, path: Path) -> SlurmSpec:
     if not isinstance(table, dict):
         raise ClusterError(
             f"{path} has no [{TABLE}] table: add one with {', '.join(REQUIRED)} "
-            "to grade with --cluster slurm (README: Grade on a cluster)")
+            "to grade with --cluster slurm (docs/cluster.md)")
     missing = [key for key in REQUIRED if key not in table]
     if missing:
         raise _problem(path, f"lacks {', '.join(missing)} (it needs {', '.join(REQUIRED)})")

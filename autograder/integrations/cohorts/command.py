@@ -58,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     steps = parser.add_subparsers(dest="step", metavar="STEP", required=True)
     listed = steps.add_parser("list", help="the declared cohorts")
     one_line_errors(listed)
-    add_assignment_arguments(listed, positional=False, default=FROM_CONFIG)
+    add_assignment_arguments(listed, positional=False, optional=True, when_left_out=FROM_CONFIG)
     for name, help_text in [
         ("release", "regenerate release/ if stale, then release it to the cohort"),
         ("collect", "collect submissions (exchange, and LMS zips with --zip)"),
@@ -72,7 +72,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         step = steps.add_parser(name, help=help_text, description=help_text)
         one_line_errors(step)
         step.add_argument("cohort", help="cohort name from the cohorts file")
-        add_assignment_arguments(step, positional=False, default=FROM_CONFIG)
+        add_assignment_arguments(step, positional=False, optional=True,
+                                 when_left_out=FROM_CONFIG)
         if name == "collect":
             step.add_argument("--zip", type=Path, action="append", default=[], metavar="FILE",
                               help="an LMS download (zip); files named <student>__<file>")
@@ -91,7 +92,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _chosen(args: argparse.Namespace) -> dict[str, object]:
     """``load_cohorts``'s ``assignment`` and ``folders`` from the command line."""
     named = getattr(args, "assignment", None)
-    return {"assignment": None if named in (None, "", FROM_CONFIG) else named,
+    return {"assignment": named or None,
             "folders": getattr(args, "assignments", None) or ()}
 
 

@@ -22,17 +22,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.assignments.arguments import add_assignment_arguments, assignment_from
+from autograder.assignments.arguments import add_assignment_arguments, only_assignment
 from autograder.batch.command import one_line_errors
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
 
-THE_ONE = "the one assignment there is"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "build", help="write autograder.zip (setup.sh, run_autograder, the grader)",
         description="Write autograder.zip for Gradescope's \"Configure Autograder\" page.")
     one_line_errors(build)
-    add_assignment_arguments(build, default=THE_ONE)
+    add_assignment_arguments(build, optional=True)
     build.add_argument("--out", type=Path, default=Path.cwd(), metavar="DIR",
                        help="folder to write autograder.zip into (default: the current one)")
     build.add_argument("--cohort", help="cohort whose evidence inputs students were given "
@@ -54,24 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        "submission fails with the reason in the autograder's output")
 
 
-def only_assignment(folders: Iterable[Path], doing: str) -> str:
-    """The name of the one assignment there is (the package's and ``folders``' bundles);
-    a ``SpecError`` naming them when there are several, for ``doing``."""
-    from autograder.assignments import available
-    from autograder.spec import SpecError
-
-    names = [found.name for found in available(folders)]
-    if len(names) != 1:
-        raise SpecError(f"name the assignment {doing}: the assignments here are "
-                        f"{', '.join(names) or 'none'}")
-    return names[0]
-
-
 def chosen_assignment(args: argparse.Namespace) -> Assignment:
     """The assignment named, else the one there is (a ``SpecError`` naming the choices)."""
-    if args.assignment in (None, "", THE_ONE):
-        args.assignment = only_assignment(args.assignments or (), "to build the zip for")
-    return assignment_from(args)
+    return only_assignment(args)
 
 
 def run(args: argparse.Namespace) -> int:

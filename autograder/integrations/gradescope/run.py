@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.assignments.arguments import add_assignment_arguments, assignment_from
+from autograder.assignments.arguments import add_assignment_arguments, only_assignment
 from autograder.grading.grade_one import GradingSession, grade_submission
 from autograder.grading.submission import load_submission
 from autograder.integrations.gradescope import results
@@ -54,7 +54,7 @@ def student_from_metadata(metadata: Path) -> str | None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_assignment_arguments(parser, default=CONFIGURED)
+    add_assignment_arguments(parser, optional=True, when_left_out=CONFIGURED)
     parser.add_argument("--config", type=Path, metavar="FILE",
                         help=f"the zip's {CONFIG_JSON}: which assignment it grades (written "
                              "by `gradescope build`; its run_autograder passes it)")
@@ -92,15 +92,10 @@ def read_config(path: Path) -> tuple[str, list[Path]]:
 def chosen_assignment(args: argparse.Namespace) -> Assignment:
     """The assignment to grade: named, else ``--config``'s, else the one there is (a
     ``SpecError`` naming the choices when there are several)."""
-    from autograder.integrations.gradescope.command import only_assignment
-
-    if args.assignment in (None, "", CONFIGURED):
-        if args.config is not None:
-            args.assignment, folders = read_config(args.config)
-            args.assignments = [*folders, *(args.assignments or [])]
-        else:
-            args.assignment = only_assignment(args.assignments or (), "to grade")
-    return assignment_from(args)
+    if not args.assignment and args.config is not None:
+        args.assignment, folders = read_config(args.config)
+        args.assignments = [*folders, *(args.assignments or [])]
+    return only_assignment(args)
 
 
 def submitted_files(assignment: Assignment) -> str:
