@@ -24,6 +24,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from autograder.batch.course import Course
 from autograder.spec import REPO, SPEC_FILE, AssignmentSpec, SpecError, load_spec
 
 DATA = "data"
@@ -72,7 +73,7 @@ class Assignment:
     @property
     def source_dir(self) -> Path:
         """Where the instructor authors the notebook (a checkout's source/<name>)."""
-        return REPO / "source" / self.name
+        return Course(REPO, self.name).source_dir
 
     @property
     def source_notebook(self) -> Path:
@@ -80,7 +81,7 @@ class Assignment:
 
     @property
     def release_dir(self) -> Path:
-        return REPO / "release" / self.name
+        return Course(REPO, self.name).release_dir
 
     @property
     def release_notebook(self) -> Path:

@@ -16,6 +16,7 @@ from pathlib import Path
 from autograder.assignments.arguments import add_assignment_arguments
 from autograder.assignments.bundle import Assignment
 from autograder.assignments.registry import available, load_assignment
+from autograder.batch.course import SOURCE
 from autograder.spec import REPO, SpecError
 
 AUTO = "the checkout's one bundle with a folder in source/"
@@ -33,7 +34,7 @@ def add_authoring_arguments(parser: argparse.ArgumentParser) -> None:
 
 def source_root(repo: Path = REPO) -> Path:
     """The checkout's ``source/``: one folder per assignment an instructor authors."""
-    return repo / "source"
+    return repo / SOURCE
 
 
 def authored(folders: Iterable[Path | str] = (), repo: Path = REPO) -> list[str]:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from autograder.authoring import student_env
 from autograder.authoring.checkout import add_authoring_arguments, authoring_assignment
+from autograder.batch.course import GRADEBOOK_DB, Course
 from autograder.spec import REPO
 
 if TYPE_CHECKING:
@@ -68,8 +69,9 @@ def generate_into(workdir: Path, assignment: Assignment) -> Path:
     ``workdir`` (without an evidence file an instructor's test run left there);
     returns the generated ``release/<assignment>`` directory."""
     name = assignment.name
+    course = Course(workdir, name)
     ignored = [assignment.evidence_file] if assignment.evidence_file else []
-    shutil.copytree(assignment.source_dir, workdir / "source" / name,
+    shutil.copytree(assignment.source_dir, course.source_dir,
                     ignore=shutil.ignore_patterns(*ignored))
     shutil.copy(REPO / "nbgrader_config.py", workdir / "nbgrader_config.py")
     command = [
@@ -80,12 +82,12 @@ def generate_into(workdir: Path, assignment: Assignment) -> Path:
         name,
         "--force",
         f"--CourseDirectory.root={workdir}",
-        f"--CourseDirectory.db_url=sqlite:///{workdir / 'gradebook.db'}",
+        f"--CourseDirectory.db_url=sqlite:///{workdir / GRADEBOOK_DB}",
     ]
     done = subprocess.run(
         command, cwd=workdir, env=nbgrader_env(), capture_output=True, text=True, check=False
     )
-    released = workdir / "release" / name
+    released = course.release_dir
     if done.returncode != 0 or not (released / assignment.notebook).exists():
         raise ReleaseError(f"nbgrader generate_assignment failed:\n{done.stderr[-4000:]}")
     return released

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from autograder.assignments.arguments import add_assignment_arguments, assignment_from
 from autograder.authoring.sync import grade_id, solution_cell_source
-from autograder.batch.course import TIMESTAMP_TXT
+from autograder.batch.course import SUBMITTED, TIMESTAMP_TXT, Course
 from autograder.spec import SpecError
 
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ def timestamp_text(moment: datetime) -> str:
 
 def submission_folder(root: Path, student: str, assignment: Assignment) -> Path:
     """``submitted/<student>/<assignment>/`` in ``root``, created empty."""
-    folder = root / "submitted" / student / assignment.name
+    folder = Course(root, assignment.name).submitted(student)
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     return folder
@@ -158,7 +158,7 @@ def write_timestamp(folder: Path, moment: datetime) -> None:
 def copy_source(assignment: Assignment, root: Path) -> None:
     """``source/<assignment>/`` in ``root`` for nbgrader's instructor views, from this
     checkout's when it has one (an installed grader has none; grading does not need it)."""
-    target = root / "source" / assignment.name
+    target = Course(root, assignment.name).source_dir
     if not target.exists() and assignment.source_dir.is_dir():
         shutil.copytree(assignment.source_dir, target)
 
@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     except SpecError as error:  # an unknown assignment, or one without samples: one line
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(f"{len(roster)} sample submissions in {args.root / 'submitted'}")
+    print(f"{len(roster)} sample submissions in {args.root / SUBMITTED}")
     return 0
 
 

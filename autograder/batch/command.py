@@ -29,6 +29,7 @@ examples:
   python -m autograder autograde --root ~/courses/dl-2026-fall-a --jobs 4
   python -m autograder autograde --student s001 --force
   python -m autograder autograde --cluster tcp://10.0.0.5:8786
+  python -m autograder autograde --cluster slurm --config ~/courses/cohorts.toml
   python -m autograder autograde hw3 --assignments ~/course/bundles --root ~/courses/dl
 """
 
@@ -256,6 +257,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="nbgrader course root (default: the current directory)",
     )
     parser.add_argument(
+        "--config", type=Path, default=None, metavar="FILE",
+        help="the cohorts file whose [cluster] table --cluster slurm reads (default: the "
+        "cohorts.toml of the grader's checkout)",
+    )
+    parser.add_argument(
         "--student", action="append", metavar="ID", help="grade only this student (repeatable)"
     )
     parser.add_argument("--cohort", help="cohort the evidence inputs were derived from "
@@ -287,7 +293,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def chosen_assignment(args: argparse.Namespace) -> Assignment:
     """The assignment ``args`` name, or the course root's one; none or several, or an unknown
     name, is one line naming the choices (a ``SpecError``: exit 2 from autograder.cli)."""
-    _require_root(args.root.resolve())
     return assignment_in_root(args, args.root.resolve())
 
 

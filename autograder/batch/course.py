@@ -1,8 +1,9 @@
 """Where things are in an nbgrader course root: the one place its layout is written down.
 
 ``submitted/<student>/<assignment>/`` in, ``autograded/<student>/<assignment>/``
-and ``feedback/<student>/<assignment>/`` out, ``release/<assignment>/`` for what the
-students were given, ``gradebook.db`` at the root. The root defaults to the current
+and ``feedback/<student>/<assignment>/`` out, ``source/<assignment>/`` for what the
+instructor authors and ``release/<assignment>/`` for what the students were given,
+``gradebook.db`` and ``grades.csv`` at the root. The root defaults to the current
 directory, as with ``nbgrader``. Everything else that needs the layout (the grader's
 path redaction, a Dask worker's copy of a submission, the feedback page) asks this module.
 """
@@ -17,6 +18,7 @@ SUBMITTED = "submitted"
 AUTOGRADED = "autograded"
 FEEDBACK = "feedback"
 RELEASE = "release"
+SOURCE = "source"
 STUDENT_FOLDERS = (SUBMITTED, AUTOGRADED, FEEDBACK)
 """The folders that hold ``<student>/<assignment>/`` (nbgrader's ``{nbgrader_step}``)."""
 GRADEBOOK_DB = "gradebook.db"
@@ -37,7 +39,11 @@ class Course:
     @property
     def db_url(self) -> str:
         """nbgrader's default gradebook location."""
-        return f"sqlite:///{(self.root / GRADEBOOK_DB).resolve()}"
+        return f"sqlite:///{self.gradebook_db().resolve()}"
+
+    def gradebook_db(self) -> Path:
+        """nbgrader's SQLite gradebook (which may not exist yet)."""
+        return self.root / GRADEBOOK_DB
 
     def submitted(self, student: str) -> Path:
         return self.root / SUBMITTED / student / self.assignment
@@ -47,6 +53,11 @@ class Course:
 
     def feedback(self, student: str) -> Path:
         return self.root / FEEDBACK / student / self.assignment
+
+    @property
+    def source_dir(self) -> Path:
+        """What the instructor authors (``nbgrader generate_assignment``'s input)."""
+        return self.root / SOURCE / self.assignment
 
     @property
     def release_dir(self) -> Path:

@@ -98,7 +98,8 @@ def grade_submission(
     report = None
     if evidence is not None:
         path = submission.evidence or submission.folder / evidence.file_name
-        report = evidence.verify(path, student_id=submission.student, cohort=cohort)
+        # No student id ("": Gradescope gave none): the file's own is used, and flagged.
+        report = evidence.verify(path, student_id=submission.student or None, cohort=cohort)
     if submission.fatal:
         scores = zero_code_parts(assignment, submission.fatal)
         # No functions: no section of the evidence file is reproduced.
@@ -121,7 +122,7 @@ def grade_submission(
             provenance = None
             if evidence is not None:  # the file's numbers must come from these functions
                 provenance = evidence.provenance(
-                    report, student, student_id=submission.student, cohort=cohort,
+                    report, student, student_id=submission.student or None, cohort=cohort,
                     failed_functions={score.part for score in scores if score.points == 0},
                     charged_functions={score.part for score in scores
                                        if score.points < score.max_points

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.batch.course import GRADES_CSV, RESULTS_JSON, Course
+from autograder.batch.course import AUTOGRADED, GRADES_CSV, RESULTS_JSON, Course
 from autograder.results import grades_csv
 from autograder.results.result import SubmissionResult, load
 
@@ -46,7 +46,7 @@ def load_course(root: Path, assignment: str) -> GradedCourse:
                           "holds submitted/ and autograded/>")
     course = Course(root, assignment)
     rows = grades_csv.read_rows(course.grades_csv(), assignment)  # a root may hold several
-    graded_dir = root / "autograded"
+    graded_dir = root / AUTOGRADED
     with_folder = sorted(
         entry.name for entry in graded_dir.iterdir()
         if entry.is_dir() and (entry / assignment / RESULTS_JSON).is_file()

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 import jinja2
 from markupsafe import Markup
 
+from autograder.batch.course import AUTOGRADED, course_root_of
 from autograder.results.result import (
     CARRIED_FORWARD,
     STATUS_GRADED,
@@ -105,8 +106,7 @@ def course_id(root: Path) -> str:
 
 def course_root(page: Path) -> Path | None:
     """The course root of ``<root>/autograded/<student>/<assignment>/feedback.html``."""
-    parents = page.parents
-    return parents[3] if len(parents) > 3 and parents[2].name == "autograded" else None
+    return course_root_of(page.parent, (AUTOGRADED,))
 
 
 @dataclass

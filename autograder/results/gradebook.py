@@ -58,7 +58,7 @@ class GradebookError(RuntimeError):
 
 def _gradebook_error(course: Course, doing: str, error: Exception) -> GradebookError:
     reason = getattr(error, "orig", None) or error  # sqlite's own words, not SQLAlchemy's
-    path = course.root / "gradebook.db"
+    path = course.gradebook_db()
     return GradebookError(
         f"cannot {doing} the gradebook {path}: {' '.join(str(reason).split())} (the course "
         "root must be a folder you can write to, and gradebook.db nbgrader's SQLite gradebook)"
@@ -414,7 +414,7 @@ def manual_scores(course: Course, notebook: str | None = None, *, assignment: Bu
                   ) -> dict[tuple[str, str], float]:
     """(student, part) -> the manual score formgrader holds for it, for the parts of
     ``assignment`` (empty when there is no gradebook yet)."""
-    if not (course.root / "gradebook.db").exists():
+    if not course.gradebook_db().exists():
         return {}
     from nbgrader.api import Assignment, Grade, GradeCell, SubmittedAssignment, SubmittedNotebook
     from sqlalchemy import select
@@ -485,7 +485,7 @@ def clear_manual_score(course: Course, student: str, part: str,
                        notebook: str | None = None, *, assignment: Bundle) -> None:
     """Clear the manual score formgrader holds for one part of ``assignment`` (a decision
     taken back)."""
-    if not (course.root / "gradebook.db").exists():
+    if not course.gradebook_db().exists():
         return
     gradebook = _open(course, notebook or course.assignment, assignment)
     try:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.assignments.arguments import assignment_in_root
-from autograder.batch.course import Course
+from autograder.batch.course import AUTOGRADED, Course
 from autograder.report.command import add_root_assignment_arguments
 from autograder.results.decisions import DecisionError, Decisions
 from autograder.results.gradebook import GradebookError
@@ -62,7 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     root = args.root.resolve()
     try:
-        if not (root / "autograded").is_dir():
+        if not (root / AUTOGRADED).is_dir():
             raise DecisionError(f"nothing graded in {root}: run `python -m autograder "
                                 "autograde` there first, or pass --root <the course root>")
         assignment = assignment_in_root(args, root)

@@ -83,7 +83,7 @@ def _may_hold_manual_scores(course: Course) -> bool:
     import sqlite3
     from contextlib import closing
 
-    path = course.root / "gradebook.db"
+    path = course.gradebook_db()
     if not path.exists():
         return False
     try:

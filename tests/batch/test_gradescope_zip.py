@@ -26,7 +26,7 @@ import pytest
 
 from autograder.authoring.sync import grade_id
 from autograder.bundles.h2_attention.samples import solved_notebook, write_evidence
-from autograder.integrations.gradescope import build, scripts
+from autograder.integrations.gradescope import build, results, scripts
 from autograder.results.safe_text import INPUTS_HIDDEN, MAX_FRACTIONS
 from autograder.spec import REPO
 from tests.support.h2 import SPEC
@@ -67,7 +67,8 @@ def test_the_zip_holds_the_scripts_and_the_grader_and_nothing_of_a_course(zip_pa
     with zipfile.ZipFile(zip_path) as archive:
         config = json.loads(archive.read(scripts.CONFIG_JSON))
         run = archive.read("run_autograder").decode()
-    assert config == {"assignment": SPEC.name, "assignments": []}
+    assert config == {"assignment": SPEC.name, "assignments": [], "student_id": "sid",
+                      "late_policy": None}
     assert f'--config "$root/source/{scripts.CONFIG_JSON}"' in run
     # Nothing of a course, a checkout or an environment, at any depth.
     banned = {"course", "courses", "submitted", "autograded", "feedback", "gradebook.db",
@@ -96,10 +97,18 @@ def test_setup_installs_pyproject_pins_and_cpu_torch_and_nothing_else(zip_path):
     assert (f"pip install --index-url {scripts.TORCH_CPU_INDEX} {torch}\n") in setup
     assert f"pip install -r {scripts.REQUIREMENTS_TXT}\n" in setup
     assert setup.index(scripts.TORCH_CPU_INDEX) < setup.index("-r requirements.txt")
-    # No other source: one URL, no downloads, no other index, no apt, no git.
+    # No other source: one URL, no downloads, no other index, no PPA, no git; apt-get only
+    # for Ubuntu's own Python and its venv package (pip), and only where they are missing.
     assert URL.findall(setup) == [scripts.TORCH_CPU_INDEX] and URL.findall(run) == []
-    for word in ("curl", "wget", "apt", "git ", "--extra-index-url", "--find-links", " -i "):
+    for word in ("curl", "wget", "git ", "--extra-index-url", "--find-links", " -i ",
+                 "add-apt-repository", "ppa:"):
         assert word not in setup, word
+    installs = re.findall(r"^\s*apt_install (.*)$", setup, flags=re.M)
+    assert installs == ["python3.11 python3.11-venv || true", '"python$version-venv" || true']
+    # Everything pip installs goes into the grader's own environment, which run_autograder uses.
+    assert all(line.lstrip().startswith('"$venv/bin/python" -m pip')
+               for line in setup.splitlines() if "pip install" in line and "#" not in line)
+    assert f'python="$root/{scripts.VENV}/bin/python"' in run
     minimum = re.fullmatch(r">=(\d+)\.(\d+)", project["requires-python"]).groups()
     assert f"sys.version_info < ({minimum[0]}, {minimum[1]})" in setup
 
@@ -177,19 +186,28 @@ def run_in_tree(root: Path, student: str, make_submission) -> dict:
 
 
 def check_gradescope_fields(data: dict) -> None:
-    """Gradescope's documented results.json fields, with their types."""
+    """Gradescope's documented results.json fields, with their types; the score is the
+    checks' points less the late penalty, and a "needs a person" entry (staff only, worth
+    nothing) is there exactly when the result needs one."""
     assert isinstance(data["score"], float) and isinstance(data["execution_time"], int)
     assert isinstance(data["output"], str) and data["output_format"] == "md"
     assert data["visibility"] in VISIBILITIES and data["stdout_visibility"] in VISIBILITIES
     assert data["tests"], "no tests"
+    review = [test for test in data["tests"] if test["name"] == results.NEEDS_A_PERSON]
+    checks = [test for test in data["tests"] if test not in review]
     for test in data["tests"]:
         assert TEST_FIELDS <= set(test), set(test)
         assert isinstance(test["name"], str) and test["name"]
         assert 0 <= test["score"] <= test["max_score"]
         assert test["status"] in {"passed", "failed"}
         assert test["output_format"] == "md" and test["visibility"] in VISIBILITIES
+    for test in checks:
         assert test["tags"] and set(test["tags"]) <= set(SPEC.part_points)
-    assert abs(sum(t["score"] for t in data["tests"]) - data["score"]) < 1e-6
+    assert len(review) == (1 if data["extra_data"]["needs_review"] else 0), review
+    for test in review:
+        assert test["visibility"] == "hidden" and test["max_score"] == 0 and test["output"]
+    penalty = data["extra_data"]["late_penalty"]
+    assert abs(sum(t["score"] for t in checks) - penalty - data["score"]) < 1e-6
 
 
 @pytest.mark.slow

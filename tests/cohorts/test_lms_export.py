@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from autograder.integrations.cohorts.config import CohortConfigError, get_cohort
-from autograder.integrations.lms import canvas, moodle
+from autograder.integrations.lms import canvas, checks, moodle
 from autograder.integrations.lms.grades import NOT_GRADED, split
 from autograder.results import grades_csv
 from autograder.results.result import (
@@ -240,3 +240,99 @@ def test_the_repository_cohorts_toml_has_valid_lms_settings():
     cohort = get_cohort("dl-2026-fall-a")
     assert cohort.canvas.student_column in canvas.ID_COLUMNS
     assert cohort.moodle.identifier in moodle.IDENTIFIERS
+
+
+# ------------------------------------------------------------------ before the TA imports
+
+
+def graded(points: dict[str, str]) -> list:
+    from autograder.integrations.lms.grades import LmsGrade
+
+    return [LmsGrade(student, value) for student, value in points.items()]
+
+
+def test_canvas_ids_that_are_not_numbers_are_one_line_naming_the_column_to_use():
+    """Canvas reads ID as its own numeric user id: s001 would match nobody."""
+    settings = canvas.CanvasSettings(SPEC.name, "48213", "ID")
+    [line] = checks.canvas_warnings(graded({"s001": "80", "40213": "75"}), settings, 100)
+    assert line.startswith('canvas: canvas_student_id = "ID", but 1 student id(s) are not '
+                           "numbers (s001)"), line
+    assert 'set canvas_student_id = "SIS Login ID" (or "SIS User ID")' in line
+    assert checks.canvas_warnings(graded({"40213": "75", "40214": "100"}), settings, 100) == []
+    sis = canvas.CanvasSettings(SPEC.name, "48213", "SIS Login ID")
+    assert checks.canvas_warnings(graded({"s001": "80"}), sis, 100) == []
+
+
+def test_grades_above_the_maximum_are_named_for_canvas_and_moodle():
+    """Points above the maximum, however they came (a bonus, a grade item worth fewer
+    points): Moodle would cut them without a word, Canvas keep them."""
+    grades = graded({"s001": "100", "s002": "104.5", "s003": "110"})
+    settings = moodle.MoodleSettings(SPEC.name)
+    [canvas_line] = checks.canvas_warnings(grades, canvas.CanvasSettings(SPEC.name), 100)
+    assert canvas_line == ("canvas: 2 grade(s) above the 100 points possible, which Canvas "
+                           "imports as they are (extra credit): s002 (104.5), s003 (110)")
+    [moodle_line] = checks.moodle_warnings(grades, settings, 100, None)
+    assert moodle_line.startswith("moodle: 2 grade(s) above 100 (the assignment's points), "
+                                  "which Moodle's import cuts to 100 without a word: "
+                                  "s002 (104.5), s003 (110)"), moodle_line
+    assert checks.moodle_warnings(graded({"s001": "100"}), settings, 100, None) == []
+
+
+def roster_file(path: Path, rows: list[tuple[str, str, str]], identity: tuple[str, ...],
+                maximum: str = "100.00") -> Path:
+    """A grading worksheet: (participant, full name, value of each identity column)."""
+    lines = [",".join(["Identifier", "Full name", *identity, "Status", "Grade",
+                       "Maximum Grade"])]
+    lines += [",".join([f"Participant {p}", name, *values, "Submitted for grading", "", maximum])
+              for p, name, *values in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_grade_item_out_of_other_points_than_the_assignment_is_said(tmp_path):
+    """The worksheet's Maximum Grade is the grade item's: out of 20, a 100 becomes 20."""
+    roster = roster_file(tmp_path / "w.csv", [("1", "Ann", "s001"), ("2", "Bo", "s002")],
+                         ("Username",), maximum="20.00")
+    lines = checks.moodle_warnings(graded({"s001": "100", "s002": "15"}),
+                                   moodle.MoodleSettings(SPEC.name), 100, roster)
+    assert len(lines) == 2, lines
+    assert lines[0].startswith(f"moodle: 1 grade(s) above 20 (the grade item's Maximum Grade in "
+                               f"{roster}), which Moodle's import cuts to 20 without a word: "
+                               "s001 (100)"), lines
+    assert lines[1] == (f"moodle: the grade item is out of 20 (the grade item's Maximum Grade in "
+                        f"{roster}) but the grades are points out of 100: set the assignment's "
+                        "Maximum grade in Moodle to 100 before importing")
+
+
+@pytest.mark.parametrize(("identifier", "identity", "values", "complaint"), [
+    # mapped to useridnumber, but the worksheet has no ID number column
+    ("idnumber", ("Email address",), [("a@x",), ("b@x",)], "has no 'ID number' column"),
+    # the column is there, and empty for everybody
+    ("idnumber", ("ID number",), [("",), ("",)], "has no ID number for any student"),
+    # a student of the file Moodle does not know: the whole import would stop
+    ("username", ("Username",), [("s001",), ("s009",)],
+     "1 student(s) of moodle-grades.csv have no Username in the roster"),
+])
+def test_an_export_moodle_would_not_match_is_one_line(tmp_path, identifier, identity, values,
+                                                      complaint):
+    roster = roster_file(tmp_path / "w.csv", [("1", "Ann", *values[0]), ("2", "Bo", *values[1])],
+                         identity)
+    [line] = checks.moodle_warnings(graded({"s001": "80", "s002": "70"}),
+                                    moodle.MoodleSettings(SPEC.name, identifier), 100, roster)
+    assert line.startswith("moodle: ") and complaint in line, line
+    assert "\n" not in line
+
+
+def test_export_prints_the_warnings_with_the_files(tmp_path):
+    from autograder.integrations.cohorts.command import lms_lines
+    from autograder.integrations.cohorts.workflow import ExportFiles
+
+    cohort = get_cohort("fall-a", write_config(tmp_path, 'canvas_student_id = "ID"'))
+    grades = graded({"s001": "80"})
+    files = ExportFiles(grades=tmp_path / "g", nbgrader=tmp_path / "n", summary=tmp_path / "s",
+                        canvas=tmp_path / "c", moodle=tmp_path / "m", left_out=[], to_review=[],
+                        warnings=checks.warnings(grades, cohort.canvas, cohort.moodle, 100))
+    lines = lms_lines(cohort, files)
+    assert [line for line in lines if line.startswith("warning: ")] == [
+        f"warning: {line}" for line in checks.canvas_warnings(grades, cohort.canvas, 100)]
+    assert len(files.warnings) == 1

@@ -12,7 +12,9 @@ machine. A course that outgrows one machine grades on Dask, which runs on a lapt
   grades one submission's bytes in a private temporary folder and returns plain data;
 * ``executor``: the coordinator's loop: start or reach the cluster, hand out tasks,
   write ``results.json`` and ``feedback.html`` as results arrive, each exactly once;
-* ``slurm``: the ``[cluster]`` table of ``cohorts.toml`` as a dask-jobqueue ``SLURMCluster``.
+* ``slurm``: the ``[cluster]`` table of ``cohorts.toml`` as a dask-jobqueue ``SLURMCluster``,
+  and the batch's Slurm jobs watched: lost ones replaced, pending ones named, all cancelled
+  at the end.
 
 Dask is imported only when a cluster is asked for: the default path never pays for it.
 """

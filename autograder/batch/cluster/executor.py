@@ -13,12 +13,16 @@ Failures: a worker process that dies makes Dask re-run its tasks elsewhere; a su
 whose grading process is killed on every try (``allowed-failures``) becomes a grader
 error, never a student's zero; a result that arrives twice is recorded once. A worker
 that cannot isolate stops the batch (``IsolationError``); an unreachable scheduler or a
-broken worker stops it with one line (``ClusterError``).
+broken worker stops it with one line (``ClusterError``). On Slurm, while no result is
+ready, ``SlurmJobs.check`` replaces jobs that ended (walltime, node failure), says what
+the batch waits for and gives up after ``pending_timeout`` (``slurm``); whatever ends the
+batch, Ctrl-C included, its jobs are cancelled on the way out.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 import tempfile
 import time
 import uuid
@@ -26,6 +30,7 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autograder.batch.cluster.choice import DASK_LOCAL, SCHEDULER, ClusterChoice, ClusterError
@@ -48,6 +53,8 @@ LOCAL_ALLOWED_FAILURES = 1  # dask-local: a submission is tried on a second proc
 WINDOW_PER_THREAD = 2  # tasks in flight per worker thread (and at least MIN_WINDOW)
 MIN_WINDOW = 4
 MAX_IN_FLIGHT_BYTES = 2**30  # submission bytes in flight at most (beyond the first task)
+IDLE = 0.05  # seconds between looks for a finished task (as Dask's own as_completed)
+WORKERS_EVERY = 1.0  # seconds between counts of the connected workers while waiting
 SILENCED = ("distributed", "dask_jobqueue", "tornado")
 
 
@@ -68,10 +75,32 @@ def _quiet() -> Iterator[None]:
             logger.setLevel(level)
 
 
+class _NoWatch:
+    """A cluster whose workers this batch does not start: nothing to watch."""
+
+    def check(self, workers: int) -> None:
+        pass
+
+
+def say(line: str) -> None:
+    """A line beside the progress bar (on stderr, as it is)."""
+    from tqdm import tqdm
+
+    tqdm.write(line, file=sys.stderr)
+
+
 @contextmanager
-def connect(choice: ClusterChoice) -> Iterator[Any]:
+def connect(choice: ClusterChoice, root: Path | None = None) -> Iterator[Any]:
     """A ``distributed.Client`` on the cluster ``choice`` names; the cluster we started is
-    closed on exit (its workers' plugins close their sessions)."""
+    closed on exit (its workers' plugins close their sessions). ``root``: the course root,
+    whose ``slurm-logs`` folder gets the Slurm jobs' logs."""
+    with _connected(choice, root) as (client, _):
+        yield client
+
+
+@contextmanager
+def _connected(choice: ClusterChoice, root: Path | None = None) -> Iterator[tuple[Any, Any]]:
+    """``connect``'s client and what watches its workers (``SlurmJobs`` for Slurm)."""
     import dask
     from distributed import Client
 
@@ -85,6 +114,7 @@ def connect(choice: ClusterChoice) -> Iterator[Any]:
         if choice.kind == DASK_LOCAL:
             settings["distributed.scheduler.allowed-failures"] = LOCAL_ALLOWED_FAILURES
         stack.enter_context(dask.config.set(settings))
+        watch: Any = _NoWatch()
         if choice.kind == SCHEDULER:
             try:
                 client = Client(choice.address, timeout=CONNECT_TIMEOUT, set_as_default=False)
@@ -103,7 +133,7 @@ def connect(choice: ClusterChoice) -> Iterator[Any]:
                     f"the Dask scheduler at {choice.address} has no worker after "
                     f"{WORKER_TIMEOUT:g} s: start some with `dask worker {choice.address} "
                     "--nthreads 1` (docs/cluster.md)") from None
-            yield client
+            yield client, watch
             return
         if choice.kind == DASK_LOCAL:
             from distributed import LocalCluster
@@ -114,16 +144,22 @@ def connect(choice: ClusterChoice) -> Iterator[Any]:
                                    silence_logs=logging.ERROR)
             stack.callback(cluster.close)
         else:
-            from autograder.batch.cluster.slurm import check_slurm, load_slurm_spec, slurm_cluster
+            from autograder.batch.cluster.slurm import (
+                SlurmJobs,
+                load_slurm_spec,
+                log_folder,
+                slurm_cluster,
+            )
 
             spec = load_slurm_spec(choice.config)  # type: ignore[arg-type]
-            cluster = slurm_cluster(spec)
-            stack.callback(cluster.close)
-            check_slurm(cluster.job_script())
-            cluster.scale(jobs=spec.jobs)  # the progress bar moves once the first job runs
+            logs = log_folder(spec, root)
+            cluster = slurm_cluster(spec, **({"log_directory": logs} if logs else {}))
+            watch = SlurmJobs(spec, cluster, say=say, logs=logs)
+            stack.callback(watch.cancel)  # every job, also on Ctrl-C; then the cluster
+            watch.start()  # the progress bar moves once the first job runs
         client = Client(cluster, set_as_default=False)
         stack.callback(client.close)
-        yield client
+        yield client, watch
 
 
 def _first_line(error: BaseException) -> str:
@@ -202,7 +238,7 @@ def grade_on_cluster(
     if choice is None or not students:
         return
     killed_times = "twice" if choice.kind == DASK_LOCAL else "on every try"
-    with connect(choice) as client:
+    with _connected(choice, course.root) as (client, watch):
         start_sessions(client, assignment, options)
         on_started()
         queue = deque(students)
@@ -210,6 +246,8 @@ def grade_on_cluster(
         recorded: set[str] = set()
         completed = as_completed(loop=client.loop)
         window, checked = MIN_WINDOW, 0.0
+        workers, counted = 0, 0.0
+        stopping = False
 
         def record(result: SubmissionResult) -> None:
             if result.student in recorded:  # Dask ran it twice (a worker left): once only
@@ -242,7 +280,14 @@ def grade_on_cluster(
 
         try:
             submit_more()
-            for future in completed:
+            while not completed.is_empty():
+                if not completed.has_ready():
+                    if time.monotonic() - counted > WORKERS_EVERY:
+                        workers, counted = len(client.nthreads()), time.monotonic()
+                    watch.check(workers)  # Slurm: lost jobs replaced, pending ones said
+                    time.sleep(IDLE)
+                    continue
+                future = next(completed)  # ready: does not wait
                 student, partial, _ = in_flight.pop(future)
                 try:
                     payload = future.result()
@@ -263,11 +308,15 @@ def grade_on_cluster(
                 if payload is not None and student not in recorded:
                     _handle(payload, course, assignment, student, partial, options, record)
                 submit_more()
+        except KeyboardInterrupt:
+            stopping = choice.kind != SCHEDULER  # our workers: they stop with their cluster
+            raise
         finally:
             if in_flight:
                 client.cancel(list(in_flight))
             try:  # close every worker's session now, not when a shared worker leaves
-                client.unregister_worker_plugin(PLUGIN_NAME)
+                if not stopping:  # (Ctrl-C: not waiting for a starting session to finish)
+                    client.unregister_worker_plugin(PLUGIN_NAME)
             except Exception:  # noqa: BLE001 - the workers are gone: nothing to close
                 pass
 

@@ -14,6 +14,14 @@ download ourselves and hand nbgrader only plain files (with its own extraction o
 * bytes are counted while unpacking too (headers can lie), into a temporary folder that
   is moved into place only when every download given succeeded.
 
+Moodle's own download names a student's files after their full name and participant id
+(``MOODLE_NAME``); with the assignment's grading worksheet as roster (cohorts.toml's
+``moodle_roster``, ``autograder.integrations.lms.roster``) each such file is unpacked as
+``<student id>__<file name>``, the name every other download uses, so ``zip_collect``
+takes it. A Moodle download without a roster, or with one that does not name every
+participant in it (another assignment's worksheet: participant ids are per assignment), is
+refused whole.
+
 A refusal is one ``ArchiveError`` line naming the download, what passed which limit, and
 how to go on. Nothing of a refused download is left behind.
 """
@@ -27,9 +35,12 @@ import stat
 import tempfile
 import zipfile
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
+
+from autograder.integrations.lms import roster as moodle_roster
 
 MB = 1_000_000
 CHUNK = 1 << 20
@@ -50,6 +61,13 @@ DRIVE = re.compile(r"^[A-Za-z]:")
 COLLECTED_SUFFIXES = (".ipynb", ".json")
 SHOWN = 10  # skipped files named per line; the rest are counted
 INNER_TAIL = 4 << 20  # how much of the end of a zip inside is kept to read its directory
+# Moodle's own assignment download (mod/assign/classes/downloader.php): each file of a
+# student's submission is "<full name>_<participant id>_assignsubmission_<plugin>" and then
+# "/<path>" (folders, the default since Moodle 3.1; "_/<path>" before 4.1) or "_<file name>"
+# (without folders). The full name holds no "_": Moodle writes each as a space.
+MOODLE_NAME = re.compile(r"^(?:.*/)?(?P<name>[^/_]+)_(?P<participant>\d+)_assignsubmission_"
+                         r"(?P<plugin>[a-z0-9]+)(?:_?/(?P<inner>.+)|_(?P<file>[^/]+))$")
+ANONYMOUS = "participant"  # the name Moodle writes for every student when marking blind
 
 
 class ArchiveError(ValueError):
@@ -65,6 +83,100 @@ class ArchiveLimits:
     max_ratio: float = 100.0  # uncompressed / compressed, per member and for the whole zip
 
 
+@dataclass(frozen=True)
+class MoodleNames:
+    """How the files of one Moodle download are unpacked: ``renames`` (its name -> ours,
+    ``<student id>__<file name>``), through ``roster``."""
+
+    renames: dict[str, str]
+    roster: moodle_roster.Roster | None = None
+
+    def line(self, archive: Path) -> str:
+        """What the TA is told: which download was Moodle's, and how its names were read."""
+        assert self.roster is not None
+        students = {new.split("__", 1)[0] for new in self.renames.values()}
+        return (f"{archive.name} is Moodle's own download: {len(self.renames)} file(s) of "
+                f"{len(students)} student(s) named by their {self.roster.column} in "
+                f"{self.roster.path} (moodle_roster)")
+
+
+@dataclass(frozen=True)
+class MoodleDownload:
+    """What reads Moodle's own download: the roster that maps its participant ids to student
+    ids (cohorts.toml's ``moodle_roster``, Moodle's grading worksheet; None: not given) and
+    the user field a student id is (``moodle_identifier``)."""
+
+    roster: Path | None = None
+    identifier: str = "username"
+
+    def names(self, archive: Path, members: Iterable[str]) -> MoodleNames:
+        """Our name for each member of ``archive`` that Moodle named (none: an empty
+        ``MoodleNames``); ``ArchiveError`` when there is no roster, or it does not name a
+        participant, or gives two files one name."""
+        found = [(name, match) for name in members if (match := _moodle_file(name))]
+        if not found:
+            return MoodleNames({})
+        example = found[0][0]
+        if self.roster is None:
+            raise _refuse(archive, f"it is Moodle's own assignment download (e.g. {example!r}: "
+                          "<full name>_<participant id>_assignsubmission_...), and a "
+                          "participant id is not a student id",
+                          "set moodle_roster in cohorts.toml to the assignment's grading "
+                          "worksheet (Moodle: the assignment > Submissions > Download grading "
+                          "worksheet), which maps each participant to the student")
+        try:
+            roster = moodle_roster.load(self.roster, self.identifier)
+        except moodle_roster.RosterError as error:
+            raise _refuse(archive, f"it is Moodle's own assignment download, and {error}",
+                          "then collect again") from None
+        renames = {name: _our_name(archive, roster, match) for name, match in found}
+        taken: dict[str, str] = {}
+        for name in members:
+            ours = renames.get(name, name.rstrip("/"))
+            if ours in taken:
+                raise _refuse(archive, f"{taken[ours]!r} and {name!r} would both be unpacked as "
+                              f"{ours!r}", "ask the student which file to grade, and remove "
+                              "the other from the download")
+            taken[ours] = name
+        return MoodleNames(renames, roster)
+
+
+def _moodle_file(name: str) -> re.Match[str] | None:
+    """Moodle's name for a submitted file, or None (another name, a folder, or a copy the
+    Mac's archiver adds: ``__MACOSX/``, ``._<file>``)."""
+    match = MOODLE_NAME.match(name)
+    if not match:
+        return None
+    parts = re.split(r"[/\\]", name)
+    if "__MACOSX" in parts or parts[-1].startswith("."):
+        return None
+    return match
+
+
+def _our_name(archive: Path, roster: moodle_roster.Roster, match: re.Match[str]) -> str:
+    """``<student id>__<file name>`` for one of Moodle's names, checked against the roster."""
+    participant = match["participant"]
+    entry = roster.participants.get(participant)
+    fix = ("download the grading worksheet of this very assignment again (participant ids "
+           "are per assignment) and set moodle_roster to it")
+    if entry is None:
+        raise _refuse(archive, f"participant {participant} ({match['name']}) is not in the "
+                      f"Moodle roster {roster.path}", fix)
+    if (match["name"].casefold() != ANONYMOUS and entry.name
+            and moodle_roster.comparable(match["name"]) != moodle_roster.comparable(entry.name)):
+        raise _refuse(archive, f"participant {participant} is {match['name']!r} in it but "
+                      f"{entry.name!r} in the Moodle roster {roster.path} (a roster of another "
+                      "assignment?)", fix)
+    if not entry.student:
+        raise _refuse(archive, f"participant {participant} ({entry.name or match['name']}) has "
+                      f"no {roster.column} in the Moodle roster {roster.path}, and the grade "
+                      f"import matches students by it (moodle_identifier = "
+                      f"{roster.identifier!r})", f"give the student a {roster.column} in "
+                      "Moodle and download the grading worksheet again, or set "
+                      "moodle_identifier to a field every student has")
+    return f"{entry.student}__{Path(match['inner'] or match['file']).name}"
+
+
 @dataclass
 class Download:
     """One download, checked and unpacked into its temporary folder."""
@@ -72,6 +184,7 @@ class Download:
     archive: Path
     folder: Path  # the temporary folder, then (once all succeeded) its place in archive/
     left_out: list[str] = field(default_factory=list)  # archives inside, never unpacked
+    moodle: MoodleNames = field(default_factory=lambda: MoodleNames({}))  # Moodle's names
 
 
 @dataclass(frozen=True)
@@ -104,9 +217,12 @@ def not_collected(download: Download, regexp: str) -> list[Skipped]:
 
 
 def skipped_lines(downloads: list[Download], regexp: str) -> list[str]:
-    """A line per download and reason, naming up to ``SHOWN`` of the files skipped."""
+    """A line per download and reason, naming up to ``SHOWN`` of the files skipped (after a
+    line saying how a Moodle download's names were read)."""
     lines = []
     for download in downloads:
+        if download.moodle.renames:
+            lines.append(download.moodle.line(download.archive))
         by_why: dict[str, list[str]] = {}
         for skipped in not_collected(download, regexp):
             by_why.setdefault(skipped.why, []).append(skipped.name)
@@ -250,14 +366,19 @@ def _copy(archive: Path, source: IO[bytes], target: Path, info: zipfile.ZipInfo,
     return written + count
 
 
-def _unpack_one(archive: Path, staged: Path, limits: ArchiveLimits) -> Download:
-    """Unpack one (checked) download into ``staged``, leaving archives inside out."""
+def _unpack_one(archive: Path, staged: Path, limits: ArchiveLimits,
+                moodle: MoodleDownload) -> Download:
+    """Unpack one (checked) download into ``staged``, leaving archives inside out, and each
+    file Moodle named as ``<student id>__<file name>``."""
     result = Download(archive=archive, folder=staged)
     written = 0
     with _open(archive) as download:
-        for info in download.infolist():
+        infos = download.infolist()
+        result.moodle = moodle.names(archive, [info.filename for info in infos])
+        for info in infos:
             _check_name(archive, info)  # the same zip as checked, but do not rely on it
-            target = staged.joinpath(*re.split(r"[/\\]", info.filename.rstrip("/")))
+            name = result.moodle.renames.get(info.filename, info.filename)
+            target = staged.joinpath(*re.split(r"[/\\]", name.rstrip("/")))
             if not target.resolve().is_relative_to(staged.resolve()):
                 raise _refuse(archive, f"{info.filename!r} would be written outside the folder",
                               "download it again from the LMS")
@@ -286,10 +407,13 @@ def _new_dirs(path: Path) -> list[Path]:
     return missing[::-1]
 
 
-def unpack(archives: list[Path], archive_dir: Path, limits: ArchiveLimits) -> list[Download]:
+def unpack(archives: list[Path], archive_dir: Path, limits: ArchiveLimits,
+           moodle: MoodleDownload | None = None) -> list[Download]:
     """Check and unpack every download, each into ``archive_dir/<its name without .zip>``
     (replacing an earlier download of that name), all or none: a refusal removes every
-    temporary folder and every folder this call created, and raises ``ArchiveError``."""
+    temporary folder and every folder this call created, and raises ``ArchiveError``.
+    ``moodle``: how Moodle's own downloads are named (without it, one is refused)."""
+    moodle = moodle or MoodleDownload()
     names = [Path(archive).stem for archive in archives]
     twice = next((name for name in names if names.count(name) > 1), None)
     if twice is not None:
@@ -312,7 +436,7 @@ def unpack(archives: list[Path], archive_dir: Path, limits: ArchiveLimits) -> li
                 raise ArchiveError(f"cannot unpack --zip {archive} into {archive_dir.parent}: "
                                    f"{error.strerror or error}") from None
             try:
-                done.append(_unpack_one(Path(archive), staged, limits))
+                done.append(_unpack_one(Path(archive), staged, limits, moodle))
             except OSError as error:  # e.g. a file and a folder of the same name
                 shutil.rmtree(staged, ignore_errors=True)
                 raise _damaged(Path(archive), error) from None

@@ -33,6 +33,7 @@ from pathlib import Path
 from autograder.batch import receipts as receipts_file
 from autograder.batch.course import Course
 from autograder.grading.submission import content_hash
+from autograder.integrations.cohorts.archives import ArchiveError, MoodleDownload
 
 MAX_SCANNED = 10_000  # entries of one inbound folder; nbgrader's own size limit is far below
 VALID_EXT = (".ipynb", ".json")  # FileNameCollectorPlugin.valid_ext in the root's config
@@ -133,17 +134,25 @@ def _extra_time(extra: bytes) -> datetime | None:
     return None
 
 
-def _entries(course: Course, archive: Path, regexp: str) -> list[tuple[str, datetime | None]]:
+def _entries(course: Course, archive: Path, regexp: str,
+             moodle: MoodleDownload) -> list[tuple[str, datetime | None]]:
     """(student id, recorded UTC time) of each entry zip_collect takes from ``archive``,
-    matched as nbgrader matches it: ``regexp`` against the path it unpacks the entry to."""
+    matched as nbgrader matches it: ``regexp`` against the path it unpacks the entry to (for
+    a file Moodle named, the name ``archives`` unpacked it as)."""
     extracted = Path(course.root) / "downloaded" / course.assignment / "extracted"
     pattern = re.compile(regexp)
     out = []
     with zipfile.ZipFile(archive) as download:
-        for info in download.infolist():
+        infos = download.infolist()
+        try:  # as archives.unpack read them a moment ago
+            renames = moodle.names(Path(archive), [info.filename for info in infos]).renames
+        except ArchiveError:  # the roster changed since: its students are not known
+            renames = {}
+        for info in infos:
             if info.is_dir() or os.path.splitext(info.filename)[1] not in VALID_EXT:
                 continue
-            match = pattern.match(os.path.join(str(extracted), Path(archive).stem, info.filename))
+            name = renames.get(info.filename, info.filename)
+            match = pattern.match(os.path.join(str(extracted), Path(archive).stem, name))
             student = match.groupdict().get("student_id") if match else None
             if student:
                 out.append((student, _extra_time(info.extra)))
@@ -151,14 +160,17 @@ def _entries(course: Course, archive: Path, regexp: str) -> list[tuple[str, date
 
 
 def from_downloads(course: Course, archives: list[Path], regexp: str,
-                   received: datetime | None) -> dict[str, receipts_file.Receipt]:
+                   received: datetime | None, moodle: MoodleDownload | None = None
+                   ) -> dict[str, receipts_file.Receipt]:
     """A receipt for each student zip_collect took from ``archives``: ``received`` when the
     TA gave it, else the latest time the zip records for the student's files (None, saying
-    why, when some file has no zoned time)."""
+    why, when some file has no zoned time). ``moodle``: how a Moodle download's names map
+    to students, as they were unpacked."""
     times: dict[str, list[datetime | None]] = {}
     names: dict[str, set[str]] = {}
     for archive in archives:
-        for student, moment in _entries(course, Path(archive), regexp):
+        for student, moment in _entries(course, Path(archive), regexp,
+                                        moodle or MoodleDownload()):
             times.setdefault(student, []).append(moment)
             names.setdefault(student, set()).add(Path(archive).name)
     found = {}

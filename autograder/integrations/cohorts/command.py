@@ -34,6 +34,7 @@ from autograder.batch.command import (
     options_from,
     summary_line,
 )
+from autograder.batch.course import FEEDBACK
 from autograder.batch.root_lock import RootBusy
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import (
@@ -124,6 +125,7 @@ def lms_lines(cohort: Cohort, files: workflow.ExportFiles) -> list[str]:
         f"by mapping {cohort.moodle.identifier!r} to {cohort.moodle.identifier}, and "
         f"{cohort.moodle.grade_item!r} to the assignment's grade item)",
     ]
+    lines += [f"warning: {line}" for line in files.warnings or []]
     if files.to_review:
         lines.append(f"in them but to review first ({len(files.to_review)}, needs_review in "
                      f"grades.csv; their points may change): {', '.join(files.to_review)}")
@@ -163,7 +165,7 @@ def _run(args: argparse.Namespace) -> int:
             lines = [summary_line(summary), f"grades: {summary.csv_path}"]
         elif args.step == "feedback":
             lines = [f"{len(workflow.feedback(cohort))} feedback reports in "
-                     f"{cohort.root / 'feedback'}",
+                     f"{cohort.root / FEEDBACK}",
                      f"release them: cd {cohort.root} && nbgrader release_feedback "
                      f"{cohort.assignment}; students then run `nbgrader fetch_feedback "
                      f"{cohort.assignment} --course={cohort.course_id}`"]

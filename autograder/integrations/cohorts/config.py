@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.batch.course import assignments_in, parse_time
-from autograder.integrations.cohorts.archives import MB, ArchiveLimits
+from autograder.integrations.cohorts.archives import MB, ArchiveLimits, MoodleDownload
 from autograder.integrations.lms.canvas import CanvasSettings
 from autograder.integrations.lms.moodle import MoodleSettings
+from autograder.integrations.lms.roster import STUDENT_ID
 from autograder.results.late_policy import LatePolicy, LatePolicyError, from_table
 from autograder.spec import REPO
 
@@ -29,6 +30,10 @@ EXCHANGE = "/srv/nbgrader/exchange"
 # A due date needs a date, a time and a zone: a deadline read in the wrong zone is hours off.
 DUE_FORMS = '"2026-12-14 23:59:00 UTC", "2026-12-14T23:59:00Z" or "2026-12-14 23:59:00+01:00"'
 HAS_TIME = re.compile(r"\d[ T]\d{1,2}:\d{2}")
+# How the files of an LMS download are named when cohorts.toml does not say:
+# <student id>__<file name>, split at the first "__"; a student id is what Moodle allows in
+# a username (letters, digits, _ - . @), never "/", a leading "." or "..".
+LMS_FILENAME_REGEXP = rf".*/(?P<student_id>{STUDENT_ID}?)__(?P<file_id>[^/]+)$"
 
 
 class CohortConfigError(ValueError):
@@ -54,6 +59,9 @@ class Cohort:
     # (by default named after the assignment: ``lms_settings``).
     canvas: CanvasSettings | None = None
     moodle: MoodleSettings | None = None
+    # How `cohort collect --zip` reads Moodle's own download: cohorts.toml's moodle_roster
+    # (the assignment's grading worksheet) maps its participant ids to student ids.
+    moodle_download: MoodleDownload | None = None
     # How far `cohort collect --zip` unpacks an LMS download (cohorts.toml's zip_max_* keys).
     archive_limits: ArchiveLimits = field(default_factory=ArchiveLimits)
     # The penalty for late work ([late_policy], course-wide or the cohort's own) and the
@@ -66,6 +74,9 @@ class Cohort:
             object.__setattr__(self, "canvas", CanvasSettings(self.assignment))
         if self.moodle is None:
             object.__setattr__(self, "moodle", MoodleSettings(self.assignment))
+        if self.moodle_download is None:
+            object.__setattr__(self, "moodle_download",
+                               MoodleDownload(None, self.moodle.identifier))
 
     def bundle(self) -> Assignment:
         """The assignment this cohort is given (``UnknownAssignment``: one line naming those
@@ -114,23 +125,33 @@ def parse_due(name: str, value: object, path: Path) -> datetime | None:
 
 
 def lms_settings(name: str, entry: dict, path: Path, assignment: str) -> dict[str, object]:
-    """The cohort's ``canvas_*`` and ``moodle_*`` keys as the two LMS settings (the column
-    named after ``assignment`` by default); ``CohortConfigError`` on a value the importer
-    could not take."""
+    """The cohort's ``canvas_*`` and ``moodle_*`` keys as the LMS settings (the column named
+    after ``assignment`` by default; ``moodle_roster`` relative to the file);
+    ``CohortConfigError`` on a value the importer could not take."""
     try:
-        return {
+        moodle = MoodleSettings(grade_item=str(entry.get("moodle_grade_item", assignment)),
+                                identifier=str(entry.get("moodle_identifier", "username")))
+        settings: dict[str, object] = {
             "canvas": CanvasSettings(
                 assignment_name=str(entry.get("canvas_assignment_name", assignment)),
                 assignment_id=str(entry.get("canvas_assignment_id", "")).strip(),
                 student_column=str(entry.get("canvas_student_id", "SIS Login ID")),
             ),
-            "moodle": MoodleSettings(
-                grade_item=str(entry.get("moodle_grade_item", assignment)),
-                identifier=str(entry.get("moodle_identifier", "username")),
-            ),
+            "moodle": moodle,
         }
     except ValueError as error:
         raise CohortConfigError(f"cohort {name!r} in {path}: {error}") from None
+    roster = entry.get("moodle_roster")
+    if roster is not None and (not isinstance(roster, str) or not roster.strip()):
+        raise CohortConfigError(f"cohort {name!r} in {path}: moodle_roster = {roster!r} is not "
+                                "the path of the assignment's grading worksheet (a CSV file)")
+    if roster is not None and moodle.identifier == "id":
+        raise CohortConfigError(f"cohort {name!r} in {path}: moodle_identifier = \"id\" cannot "
+                                "be read from moodle_roster (Moodle's grading worksheet holds "
+                                "no user id): use \"username\", \"idnumber\" or \"email\"")
+    where = (Path(path).resolve().parent / roster.strip()) if roster else None
+    settings["moodle_download"] = MoodleDownload(where, moodle.identifier)
+    return settings
 
 
 def archive_limits(name: str, entry: dict, path: Path) -> ArchiveLimits:
@@ -211,7 +232,7 @@ def load_cohorts(path: Path = CONFIG, *, assignment: str | None = None,
             exchange=(base / merged.get("exchange", EXCHANGE)).resolve(),
             assignment=graded,
             assignment_folders=bundles,
-            lms_filename_regexp=merged.get("lms_filename_regexp", ""),
+            lms_filename_regexp=merged.get("lms_filename_regexp", LMS_FILENAME_REGEXP),
             due_as_written=due,
             **lms_settings(name, merged, Path(path), graded),
             archive_limits=archive_limits(name, merged, Path(path)),

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.authoring import release as repo_release
-from autograder.batch.course import Course
+from autograder.batch.course import SUBMITTED, Course
 from autograder.batch.engine import BatchOptions, BatchSummary, grade_course
 from autograder.batch.root_lock import hold
 from autograder.batch.root_settings import RootSettingsError, remember
@@ -65,7 +65,7 @@ def require_released(cohort: Cohort) -> None:
         where = f"no course root at {cohort.root}"
     elif not (cohort.root / "nbgrader_config.py").is_file():
         where = f"no nbgrader_config.py in {cohort.root}"
-    elif not (cohort.root / "release" / cohort.assignment).is_dir():
+    elif not Course(cohort.root, cohort.assignment).release_dir.is_dir():
         where = f"no release/{cohort.assignment} in {cohort.root}"
     else:
         return
@@ -123,7 +123,7 @@ def prepare_root(cohort: Cohort) -> None:
         formgrader.install(cohort.root, cohort.assignment)
     except formgrader.FormgraderConfigError as error:
         raise WorkflowError(str(error)) from None
-    source = cohort.root / "source" / cohort.assignment
+    source = Course(cohort.root, cohort.assignment).source_dir
     shutil.rmtree(source, ignore_errors=True)
     # An evidence file left by an instructor's test run must not be released.
     left_by_a_run = [assignment.evidence_file] if assignment.evidence_file else []
@@ -148,7 +148,7 @@ def release(cohort: Cohort) -> list[str]:
     nbgrader(cohort, "generate_assignment", cohort.assignment, "--force")
     if cohort.due is not None:
         set_due_date(cohort)
-    problems = repo_release.leaks(cohort.root / "release" / cohort.assignment, assignment)
+    problems = repo_release.leaks(Course(cohort.root, cohort.assignment).release_dir, assignment)
     if problems:
         raise WorkflowError("the cohort's release leaks trusted material: " + "; ".join(problems))
     nbgrader(cohort, "release_assignment", cohort.assignment, "--force")
@@ -197,7 +197,8 @@ def _unpack_downloads(cohort: Cohort, archives: list[Path]) -> list[str]:
     (left out, never unpacked), and the files zip_collect will skip, with why."""
     archive_dir = cohort.root / "downloaded" / cohort.assignment / "archive"
     try:
-        unpacked = lms_archives.unpack(archives, archive_dir, cohort.archive_limits)
+        unpacked = lms_archives.unpack(archives, archive_dir, cohort.archive_limits,
+                                       cohort.moodle_download)
     except lms_archives.ArchiveError as error:
         raise WorkflowError(str(error)) from None
     return [f"left out of {download.archive.name}, not unpacked (an archive inside an LMS "
@@ -265,7 +266,7 @@ def collect(cohort: Cohort, archives: list[Path] | None = None,
         steps.append(f"collected {len(archives)} LMS download(s)")
         steps += left_out
         found.update(arrival.from_downloads(course, archives, cohort.lms_filename_regexp,
-                                            received))
+                                            received, cohort.moodle_download))
     after = _submissions(course)
     if not after:
         where = (f"no submissions in {inbound}"
@@ -280,7 +281,7 @@ def collect(cohort: Cohort, archives: list[Path] | None = None,
     new = sum(student not in before for student in after)
     updated = sum(student in before and before[student] != digest
                   for student, digest in after.items())
-    steps.append(f"{len(after)} submission(s) in {cohort.root / 'submitted'}: {new} new, "
+    steps.append(f"{len(after)} submission(s) in {cohort.root / SUBMITTED}: {new} new, "
                  f"{updated} updated, {len(after) - new - updated} unchanged")
     return steps + arrival.record(course, known, found)
 
@@ -318,7 +319,7 @@ def _grade(cohort: Cohort, options: BatchOptions | None, say: Callable[[str], No
     if missing:
         raise WorkflowError(repo_release.stale_release_message(released, missing))
     if not course.students():
-        raise WorkflowError(f"no submissions in {cohort.root / 'submitted'} for cohort "
+        raise WorkflowError(f"no submissions in {cohort.root / SUBMITTED} for cohort "
                             f"{cohort.name}: run {command('collect', cohort)} first")
     for line in remember_settings(cohort):
         say(line)
@@ -344,13 +345,16 @@ class ExportFiles:
     moodle: Path
     left_out: list[LeftOut]  # students with no grade to import into an LMS
     to_review: list[str]  # in the LMS files, with a number a TA may still change
+    # Before the TA imports: grades the LMS would cut or keep above the maximum, ids it
+    # would not match (autograder.integrations.lms.checks), a line each.
+    warnings: list[str] | None = None
 
 
 def export(cohort: Cohort) -> ExportFiles:
     """nbgrader's own export from the gradebook, next to our grades.csv, a summary, and the
     Canvas and Moodle grade files (from the same numbers as grades.csv)."""
     from autograder.integrations.cohorts.summary import cohort_results, write_summary
-    from autograder.integrations.lms import canvas, moodle
+    from autograder.integrations.lms import canvas, checks, moodle
     from autograder.integrations.lms.grades import split
 
     course = require_graded(cohort)
@@ -370,6 +374,8 @@ def export(cohort: Cohort) -> ExportFiles:
         moodle=moodle.write(cohort.root / moodle.FILE_NAME, grades, cohort.moodle),
         left_out=left_out,
         to_review=sorted(r.student for r in results if r.needs_review and r.student in exported),
+        warnings=checks.warnings(grades, cohort.canvas, cohort.moodle, assignment.total_points,
+                                 cohort.moodle_download.roster),
     )
 
 

@@ -2,7 +2,8 @@
 
 At the zip's root: ``setup.sh`` and ``run_autograder`` (Gradescope's contract),
 ``requirements.txt`` (pyproject.toml's runtime dependencies, exactly as pinned there),
-``gradescope_assignment.json`` (which assignment the zip grades, as plain data: its
+``gradescope_assignment.json`` (which assignment the zip grades, where a student's id comes
+from when Gradescope gives no ``sid``, the late policy: plain data, ``zip_config``; its
 run_autograder passes it to ``run-autograder --config``), and the grader's own code: the
 engine (the ``autograder`` package without the bundles of other assignments), the one
 assignment's bundle (in ``autograder/bundles/`` when it is the package's, else in
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
-import json
 import re
 import tomllib
 import zipfile
@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 import autograder
 from autograder.integrations.gradescope import scripts
 from autograder.integrations.gradescope.scripts import CONFIG_JSON
+from autograder.integrations.gradescope.zip_config import SID_ONLY, ZipConfig
+from autograder.results.late_policy import LatePolicy
 from autograder.spec import REPO
 
 if TYPE_CHECKING:
@@ -136,10 +138,14 @@ def package_files(assignment: Assignment) -> Iterator[tuple[Path, str]]:
         yield from _tree(reference, reference.name, PACKAGE_SUFFIXES)
 
 
-def config(assignment: Assignment) -> dict[str, object]:
-    """The zip's ``gradescope_assignment.json``: the assignment, and where its bundle is."""
-    folders = [] if assignment.origin == "package" else [FOLDER_BUNDLES]
-    return {"assignment": assignment.name, "assignments": folders}
+def config(assignment: Assignment, *, student_id: str = SID_ONLY,
+           roster: dict[str, str] | None = None,
+           late_policy: LatePolicy | None = None) -> ZipConfig:
+    """The zip's ``gradescope_assignment.json``: the assignment, where its bundle is, where
+    a student id comes from without a ``sid``, and the late policy (None or inactive: none)."""
+    folders = () if assignment.origin == "package" else (FOLDER_BUNDLES,)
+    policy = late_policy if late_policy is not None and late_policy.active else None
+    return ZipConfig(assignment.name, folders, student_id, dict(roster or {}), policy)
 
 
 def _add(archive: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
@@ -150,9 +156,12 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
 
 
 def build(out_dir: Path, assignment: Assignment, *, cohort: str | None = None,
-          allow_weaker: bool = False) -> Path:
+          allow_weaker: bool = False, student_id: str = SID_ONLY,
+          roster: dict[str, str] | None = None, late_policy: LatePolicy | None = None) -> Path:
     """Write ``out_dir/autograder.zip``, which grades ``assignment``, and return its path.
-    ``cohort`` and ``allow_weaker`` are passed on to every run of run-autograder."""
+    ``cohort`` and ``allow_weaker`` are passed on to every run of run-autograder;
+    ``student_id``, ``roster`` and ``late_policy`` go into its configuration (``config``)."""
+    settings = config(assignment, student_id=student_id, roster=roster, late_policy=late_policy)
     requirements, requires_python = project_metadata()
     setup = scripts.setup_sh(torch_pin(requirements), minimum_python(requires_python))
     options = ([f"--cohort={cohort}"] if cohort else []) + (
@@ -168,8 +177,7 @@ def build(out_dir: Path, assignment: Assignment, *, cohort: str | None = None,
         _add(archive, "run_autograder", scripts.run_autograder(options).encode(), EXECUTABLE)
         _add(archive, scripts.REQUIREMENTS_TXT, ("\n".join(requirements) + "\n").encode(),
              READABLE)
-        _add(archive, CONFIG_JSON, (json.dumps(config(assignment), indent=2) + "\n").encode(),
-             READABLE)
+        _add(archive, CONFIG_JSON, settings.to_json().encode(), READABLE)
         for path, name in package_files(assignment):
             _add(archive, name, path.read_bytes(), READABLE)
     temporary.replace(target)

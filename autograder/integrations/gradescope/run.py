@@ -4,16 +4,21 @@ Grades ASSIGNMENT: the one named, else the one the zip's configuration file name
 (--config, which the zip's run_autograder passes), else the one assignment there is.
 Reads the submission folder (default /autograder/submission) and writes
 results.json (default /autograder/results/results.json, Gradescope's fields, Markdown
-texts) plus feedback.html beside it. The student id, which decides the evidence
-inputs, comes from --student-id, else from Gradescope's submission_metadata.json (the
-first user's sid, else email), else "student". `python -m autograder gradescope build`
-writes the zip whose run_autograder calls this.
+texts) plus feedback.html beside it. The notebook is looked for at the top of the
+submission folder, else in its one subfolder that holds a notebook (a student who uploads
+the assignment's folder). The student id, which decides the evidence inputs, comes from
+--student-id, else from Gradescope's submission_metadata.json: the first user's sid, else
+what the zip's configuration maps (the email, its part before the @, or a roster); with
+none, the submission is graded without an identity check and flagged for a person. The
+submission time (created_at) is judged against the due date (the user's own, else the
+assignment's), and the zip's late policy, if any, applied. What needs a person is a hidden
+test entry ("needs a person", staff only) and a line of this command's output.
+`python -m autograder gradescope build` writes the zip whose run_autograder calls this.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -23,20 +28,25 @@ from typing import TYPE_CHECKING
 from autograder.assignments.arguments import add_assignment_arguments, only_assignment
 from autograder.grading.grade_one import GradingSession, grade_submission
 from autograder.grading.submission import load_submission
-from autograder.integrations.gradescope import results
+from autograder.integrations.gradescope import metadata as gradescope_metadata
+from autograder.integrations.gradescope import results, zip_config
 from autograder.integrations.gradescope.scripts import CONFIG_JSON
+from autograder.integrations.gradescope.zip_config import ZipConfig
 from autograder.results import feedback_page as report
 from autograder.sandbox.client import IsolationError
 from autograder.sandbox.uids import UidLeaseError
-from autograder.spec import SpecError
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
+    from autograder.grading.submission import Submission
+    from autograder.results.result import SubmissionResult
 
 DEFAULT_ROOT = Path("/autograder")
 RESULTS_JSON = "results.json"
 METADATA_JSON = "submission_metadata.json"
 CONFIGURED = "the one --config names, else the one there is"
+SHOWN_ENTRIES = 8  # of an upload without a notebook, the names said back to the student
+NOT_FOLDERS = ("__MACOSX",)  # a zip's resource forks: never a student's folder
 
 
 class PathError(ValueError):
@@ -44,13 +54,9 @@ class PathError(ValueError):
 
 
 def student_from_metadata(metadata: Path) -> str | None:
-    """The first user's sid (or email) in Gradescope's submission_metadata.json."""
-    try:
-        users = json.loads(metadata.read_text(encoding="utf-8")).get("users") or []
-        user = users[0]
-        return str(user.get("sid") or user.get("email") or "") or None
-    except (OSError, ValueError, AttributeError, IndexError, TypeError):
-        return None
+    """The first user's sid in Gradescope's submission_metadata.json (None without one)."""
+    data, _ = gradescope_metadata.load(metadata)
+    return gradescope_metadata.identify(data, ZipConfig("")).student_id
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -75,18 +81,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def read_config(path: Path) -> tuple[str, list[Path]]:
     """The assignment a zip's configuration file names, and its folders of bundles
     (resolved against the file's folder); ``SpecError`` (one line) when it cannot be read."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        name = data["assignment"]
-        folders = data.get("assignments", [])
-        if not isinstance(name, str) or not isinstance(folders, list) or not all(
-                isinstance(folder, str) for folder in folders):
-            raise TypeError
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-        why = error.strerror if isinstance(error, OSError) else "not the file `gradescope build` writes"
-        raise SpecError(f"--config {path}: {why}; rebuild the zip with `python -m autograder "
-                        "gradescope build ASSIGNMENT`") from None
-    return name, [path.parent / folder for folder in folders]
+    config = zip_config.read(path)
+    return config.assignment, [path.parent / folder for folder in config.assignments]
+
+
+def chosen_config(args: argparse.Namespace) -> ZipConfig:
+    """``--config``'s configuration (``SpecError`` when unreadable), else the defaults: ids
+    from ``sid`` only, no late policy."""
+    if args.config is None:
+        return ZipConfig(args.assignment or "")
+    return zip_config.read(args.config)
 
 
 def chosen_assignment(args: argparse.Namespace) -> Assignment:
@@ -134,16 +138,93 @@ def resolve_paths(args: argparse.Namespace, assignment: Assignment) -> None:
     args.metadata = metadata
 
 
+def _has_notebook(folder: Path) -> bool:
+    return any(path.suffix == ".ipynb" and path.is_file() and not path.is_symlink()
+               and not path.name.startswith(".") for path in folder.iterdir())
+
+
+def _name(path: Path) -> str:
+    """A file name of the student's as a message shows it: short, one printable line."""
+    return "".join(c if c.isprintable() else "?" for c in path.name[:60])
+
+
+def _listing(folder: Path) -> str:
+    """What the top of an upload holds, in a few names (folders end in /)."""
+    entries = [entry for entry in sorted(folder.iterdir()) if entry.name not in NOT_FOLDERS]
+    names = [f"{_name(entry)}{'/' if entry.is_dir() else ''}"
+             for entry in entries[:SHOWN_ENTRIES]]
+    more = len(entries) - len(names)
+    return ", ".join(names) + (f" and {more} more" if more > 0 else "") if names else "nothing"
+
+
+def submission_folder(folder: Path, assignment: Assignment) -> tuple[Path, str, str]:
+    """(the folder to grade, a note for the student, why nothing can be graded): the upload
+    itself when a notebook is at its top, else its one subfolder holding a notebook (one level
+    down only); several such subfolders, or none, is said with what was found."""
+    if folder.is_symlink() or not folder.is_dir() or _has_notebook(folder):
+        return folder, "", ""
+    subfolders = [path for path in sorted(folder.iterdir())
+                  if path.is_dir() and not path.is_symlink() and not path.name.startswith(".")
+                  and path.name not in NOT_FOLDERS]
+    holding = [path for path in subfolders if _has_notebook(path)]
+    if len(holding) == 1:
+        return holding[0], (f"your files were found in the folder {_name(holding[0])!r} of your "
+                            "upload and graded there"), ""
+    if holding:
+        names = ", ".join(repr(_name(path)) for path in holding[:SHOWN_ENTRIES])
+        return folder, "", (f"no notebook at the top of your upload, and several folders hold "
+                            f"notebooks ({names}): none was graded; upload "
+                            f"{submitted_files(assignment)} at the top, or in one folder")
+    return folder, "", (f"no notebook was submitted (expected {assignment.notebook}, at the "
+                        f"top of your upload or in one folder of it); your upload holds "
+                        f"{_listing(folder)}")
+
+
+def review_lines(result: SubmissionResult) -> list[str]:
+    """Why a person must look, for the instructor: the reason, then what else the result
+    says (notes, the TA's notes, parts to read, grader faults), each once."""
+    lines = [result.reason] if result.reason else []
+    lines += [note for note in [*result.notes, *result.ta_notes] if note not in result.reason]
+    lines += [f"part {part.part} is to be read by a person" for part in result.parts
+              if part.needs_review]
+    lines += [f"grader fault: {fault}" for fault in result.faults]
+    return list(dict.fromkeys(line for line in lines if line))
+
+
+def prepare(submission: Submission, identity: gradescope_metadata.Identity,
+            assignment: Assignment, found_note: str, fatal: str) -> None:
+    """What the upload and the metadata add to the submission before it is graded: where
+    its files were found, and a person's look when no student id can check its evidence."""
+    if found_note:
+        submission.notes.insert(0, found_note)
+    if fatal and submission.notebook is None:
+        submission.fatal = fatal
+    if identity.student_id is None and assignment.evidence_file:
+        submission.notes.append(gradescope_metadata.NO_ID_NOTE)
+        submission.review.append(gradescope_metadata.NO_ID_NOTE)
+    if identity.group > 1:
+        note = (f"this submission lists {identity.group} Gradescope users and was graded as the "
+                "first one's; a person will check it before its grade is final")
+        submission.notes.append(note)
+        submission.review.append(note)
+
+
 def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
-    assignment = chosen_assignment(args)  # a SpecError is one line (autograder.cli)
+    config = chosen_config(args)  # a SpecError is one line (autograder.cli)
+    assignment = chosen_assignment(args)
     try:
         resolve_paths(args, assignment)
     except PathError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    student = args.student_id or student_from_metadata(args.metadata) or "student"
-    submission = load_submission(args.submission, student, assignment=assignment)
+    data, unreadable = gradescope_metadata.load(args.metadata)
+    identity = gradescope_metadata.identify(data, config, args.student_id)
+    # The id decides only the evidence inputs: without an evidence file, none is needed.
+    problem = identity.problem if assignment.evidence_file else ""
+    folder, found_note, fatal = submission_folder(args.submission, assignment)
+    submission = load_submission(folder, identity.student_id or "", assignment=assignment)
+    prepare(submission, identity, assignment, found_note, fatal)
     try:
         session = GradingSession.start(assignment, allow_weaker=args.allow_weaker_isolation)
         try:
@@ -153,12 +234,25 @@ def run(args: argparse.Namespace) -> int:
     except (IsolationError, UidLeaseError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    result.student = identity.label
+    result.ta_notes += [line for line in (unreadable, problem) if line]
+    gradescope_metadata.mark(result, gradescope_metadata.timing(data), config.late_policy)
+    details = {"student_id_from": identity.source or "none", "users": identity.group}
     try:
-        results.save(result, time.monotonic() - started, args.results, assignment)
+        results.save(result, time.monotonic() - started, args.results, assignment,
+                     gradescope=details, review=review_lines(result))
         report.save(result, args.results.with_name("feedback.html"), assignment)
     except OSError as error:
         print(f"error: cannot write {args.results} (or feedback.html beside it): "
               f"{error.strerror or error}", file=sys.stderr)
         return 2
-    print(f"{student}: {result.score:g} / {result.max_score:g} ({result.status}) -> {args.results}")
+    if problem:
+        print(problem)
+    if result.needs_review:
+        why = [line for line in review_lines(result) if line != problem]
+        print(f"needs a person: {'; '.join(why) or problem}")
+    late = (f", late (due {result.due})" if result.late else "") + (
+        f", late penalty -{result.late_penalty:g}" if result.late_penalty else "")
+    print(f"{result.student}: {result.score:g} / {result.max_score:g} ({result.status}{late}) "
+          f"-> {args.results}")
     return 0
