@@ -94,6 +94,26 @@ def active_jobs(slurm: SlurmCluster) -> dict[str, str]:
     return {job: state for job, state in slurm.job_states().items() if state in ACTIVE}
 
 
+def test_the_test_cluster_stops_every_daemon_it_started(tmp_path):
+    """Before the module's cluster starts: one of its own, on other ports."""
+    with slurm_cluster.running_slurm(tmp_path / "slurm") as cluster:
+        assert cluster.node_state() == "idle"
+        daemons = dict(cluster.daemons)
+        assert sorted(daemons) == ["munged", "slurmctld", "slurmd"]
+        assert all(process.poll() is None for process in daemons.values())
+    assert all(process.poll() is not None for process in daemons.values())
+
+
+def test_without_slurm_the_tests_skip_here_and_fail_in_ci(monkeypatch):
+    monkeypatch.setattr(slurm_cluster, "missing_software", lambda: "slurmctld, slurmd")
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="apt-get install -y slurm-wlm munge"):
+        slurm_cluster.require_slurm()
+    monkeypatch.setenv("CI", "1")
+    with pytest.raises(pytest.fail.Exception, match="CI must run the Slurm tests"):
+        slurm_cluster.require_slurm()
+
+
 @pytest.fixture(scope="module")
 def cohort(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The cohort's submissions, built once (each test grades a copy)."""
@@ -272,6 +292,33 @@ def test_a_stopped_controller_is_named(fresh_slurm, cohort, tmp_path):
     line = last_error(done)
     assert "the Slurm controller (slurmctld) is unreachable" in line, line
     assert "refuses" not in line
+
+
+def test_a_controller_that_stops_mid_batch_leaves_the_workers_grading(
+        fresh_slurm, cohort, tmp_path, monkeypatch, capfd):
+    """The jobs run on without slurmctld: the batch ends, and names the job it could not
+    cancel (the restore after the test cancels it)."""
+    monkeypatch.setenv("SLURM_CONF", str(fresh_slurm.conf))
+    course = Course(copy_of(cohort, tmp_path / "course"), SPEC.name)
+    recorded: list = []
+    jobs: dict = {}
+
+    def on_result(result) -> None:  # noqa: ANN001
+        recorded.append(result)
+        if not jobs:
+            jobs.update(active_jobs(fresh_slurm))
+            fresh_slurm.stop_controller()
+
+    options = BatchOptions(progress=False, limits=FAST_LIMITS,
+                           cluster=ClusterChoice(SLURM, config=cluster_table(tmp_path, jobs=1)))
+    started = time.monotonic()
+    grade_on_cluster(course, SPEC, list(ROSTER), options, on_result)
+    print(f"controller stopped mid-batch: {time.monotonic() - started:.1f} s")
+    assert sorted(r.student for r in recorded) == sorted(ROSTER)
+    [job] = jobs
+    said = capfd.readouterr().err
+    assert "could not cancel the Slurm jobs of this batch" in said, said
+    assert "Unable to contact slurm controller" in said and f"`scancel {job}`" in said, said
 
 
 def test_a_partition_slurm_does_not_have_is_named(fresh_slurm, cohort, tmp_path):

@@ -33,6 +33,7 @@ jobs = 4               # jobs submitted
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import signal
@@ -432,7 +433,9 @@ class SlurmJobs:
             return {name: str(job.job_id) for name, job in self.cluster.workers.items()
                     if getattr(job, "job_id", None)}
 
-        for name, job_id in self.cluster.sync(ids).items():
+        by_id = sorted(self.cluster.sync(ids).items(),
+                       key=lambda item: (len(item[1]), item[1]))  # numeric order
+        for name, job_id in by_id:
             if name not in self.names and job_id not in self.submitted:
                 self.names[name] = job_id
                 self.submitted.append(job_id)
@@ -542,6 +545,14 @@ class SlurmJobs:
             if done.returncode != 0 and "invalid job id" not in _said(done).lower():
                 self.say(f"could not cancel the Slurm jobs of this batch ({_said(done)}): "
                          f"cancel them with `scancel {' '.join(self.submitted)}`")
+
+            async def forget() -> None:  # cancelled above: Dask need not scancel each again
+                for job in self.cluster.workers.values():
+                    if str(getattr(job, "job_id", None)) in self.submitted:
+                        job.job_id = None
+
+            with contextlib.suppress(Exception):
+                self.cluster.sync(forget)
         self.cluster.close()
 
 
