@@ -289,3 +289,25 @@ def test_a_dask_local_cluster_grades_the_second_bundle_as_the_pool(course, secon
     assert "2 submissions: 2 graded" in out, out
     for student in EXPECTED:
         assert saved(on_dask, student, SECOND) == saved(course, student, SECOND), student
+
+
+def test_cohort_export_writes_the_second_bundles_lms_files(course, second, h2_graded, tmp_path):
+    """The TA's own command for the LMS files (`cohort export`), on a cohort whose assignment
+    is the second bundle, in the root H2 shares: its files carry its points only."""
+    succeeded(h2_graded[0])
+    released = course / "release" / SECOND  # what `cohort release` leaves in the root
+    released.mkdir(parents=True, exist_ok=True)
+    shutil.copy(second.grader_release_notebook, released / second.notebook)
+    config = tmp_path / "cohorts.toml"
+    config.write_text(  # a cohort's root is <courses_root>/<cohort>: the shared root
+        f'[defaults]\ncourses_root = "{course.parent}"\nassignment = "{SECOND}"\n'
+        f'assignments = ["{BUNDLES}"]\n[cohorts.{course.name}]\n', encoding="utf-8")
+    done = cli("cohort", "--config", str(config), "export", course.name)
+    assert done.returncode == 0, done.stdout + done.stderr
+    header, possible, *rows = csv.reader(io.StringIO(
+        (course / "canvas-grades.csv").read_text(encoding="utf-8")))
+    assert header[-1] == SECOND and possible[-1] == "10"
+    assert {row[3]: row[-1] for row in rows} == {CORRECT: "10", BUGGY: "6"}
+    moodle_rows = list(csv.reader(io.StringIO(
+        (course / "moodle-grades.csv").read_text(encoding="utf-8"))))
+    assert moodle_rows[0][-1] == SECOND and dict(moodle_rows[1:]) == {CORRECT: "10", BUGGY: "6"}
