@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,6 +115,9 @@ def chromium() -> Iterator[Any]:
         driver.quit()
 
 
+LOAD_SECONDS = 30
+
+
 @pytest.fixture
 def browser(chromium: Any) -> Callable[..., OpenedPage]:
     """``browser(path, screenshot=None)``: open ``path`` (a local file) and return the page,
@@ -124,7 +128,13 @@ def browser(chromium: Any) -> Callable[..., OpenedPage]:
         chromium.set_window_size(WIDTH, 900)
         url = Path(path).resolve().as_uri()
         chromium.get(url)
+        # get() can return while a busy machine still loads the page's images: wait for the
+        # load to finish (a page that never finishes still fails, after LOAD_SECONDS).
+        deadline = time.monotonic() + LOAD_SECONDS
         state = chromium.execute_script("return document.readyState")
+        while state != "complete" and time.monotonic() < deadline:
+            time.sleep(0.1)
+            state = chromium.execute_script("return document.readyState")
         assert state == "complete", f"{url} did not finish loading ({state})"
         page = OpenedPage(chromium, url)
         if screenshot is not None:
