@@ -91,28 +91,38 @@ def test_every_check_and_demo_cell_after_the_first_function_is_tagged():
     assert all(TAG in c.metadata.get("tags", []) for c in checks)
 
 
+CELL_SECONDS = 120  # a cell of the notebook takes under 5 s; more is a stalled kernel
+
+
+def nbconvert_execute(folder: Path) -> subprocess.CompletedProcess | None:
+    """``jupyter nbconvert --execute`` in ``folder``; None when a cell or the kernel stalled
+    (nbclient's per-cell timeout, named in its error), so that the run can be told apart
+    from a notebook that fails."""
+    try:
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "jupyter"), "nbconvert", "--to", "notebook",
+             "--execute", f"--ExecutePreprocessor.timeout={CELL_SECONDS}", "--output",
+             "executed.ipynb", NOTEBOOK],
+            cwd=folder, capture_output=True, text=True, timeout=4 * CELL_SECONDS, check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    stalled = done.returncode != 0 and ("CellTimeoutError" in done.stderr
+                                        or "Kernel didn't respond" in done.stderr)
+    if stalled:
+        print(done.stderr[-2000:])  # which cell stalled, for whoever looks into it
+    return None if stalled else done
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("bug", sorted(BUGS))
 def test_nbconvert_execute_saves_the_evidence_despite_a_failing_check(bug, tmp_path):
     """``jupyter nbconvert --execute`` (nbclient, errors not allowed) runs to the end."""
     buggy_notebook(bug, tmp_path)
-    done = subprocess.run(
-        [
-            str(Path(sys.executable).parent / "jupyter"),
-            "nbconvert",
-            "--to",
-            "notebook",
-            "--execute",
-            "--output",
-            "executed.ipynb",
-            NOTEBOOK,
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = nbconvert_execute(tmp_path)
+    if done is None:  # a kernel stalled once in this suite's runs (issue 30); a second must not
+        done = nbconvert_execute(tmp_path)
+    assert done is not None, "nbconvert --execute stalled twice (see a cell's timeout above)"
     assert done.returncode == 0, done.stderr[-3000:]
     evidence = json.loads((tmp_path / EVIDENCE).read_text(encoding="utf-8"))
     assert evidence["student_id"] == "s-run-all"
