@@ -40,12 +40,14 @@ __all__ = [
 
 
 def attention_scores(Q: ArrayLike, K: ArrayLike, scale: float | None = None) -> np.ndarray:
-    """Scaled dot-product scores ``S = scale * Q @ K^T`` of shape ``(..., n_q, n_k)``.
+    """Scaled dot-product scores ``S = scale * Q @ np.swapaxes(K, -1, -2)`` of shape ``(..., n_q, n_k)``.
 
     Q has shape ``(..., n_q, d_k)`` and K ``(..., n_k, d_k)``; leading
-    (batch/head) dimensions broadcast. ``scale=None`` means ``1 / sqrt(d_k)``,
-    which keeps the scores' spread independent of the key width. Float32 in,
-    float32 out; Q and K with different ``d_k`` raise ``ValueError``.
+    (batch/head) dimensions broadcast. ``np.swapaxes(K, -1, -2)`` is K with its
+    last two axes swapped (for a 2-D K, its transpose). ``scale=None`` means
+    ``1 / sqrt(d_k)``, which keeps the scores' spread independent of the key
+    width. Float32 in, float32 out (integers in, float64 out); Q and K with
+    different ``d_k`` raise ``ValueError``.
     """
     ### BEGIN SOLUTION
     Q = np.asarray(Q)
@@ -99,8 +101,10 @@ def stable_softmax(
     divides the scores: below 1 sharpens, above 1 flattens; a temperature
     that is not a finite number > 0 raises ``ValueError``. A row with no
     permitted finite score has no softmax: it raises ``ValueError`` naming
-    the row by its 0-based index (e.g. "row 2") instead of returning NaN.
-    Float32 in, float32 out. The inputs are not modified.
+    the row by its 0-based query index (e.g. "row 2" for the third query)
+    instead of returning NaN; with batch dimensions the message may give the
+    batch index too (e.g. "row (1, 2)": batch 1, query 2). Float32 in, float32
+    out. The inputs are not modified.
     """
     ### BEGIN SOLUTION
     scores = np.asarray(scores)
@@ -328,8 +332,9 @@ def value_intervention(
     ``context_before`` and ``context_after``, computed with your
     ``scaled_dot_product_attention``. The weights depend only on Q and K, so
     they stay the same; the context moves by
-    ``weights[..., :, index] * (new_value - V[..., index, :])``. ``V`` is not
-    modified.
+    ``weights[..., :, [index]] * (new_value - V[..., [index], :])``, of shape
+    ``(..., n_q, d_v)``: each query's weight on key ``index`` times the change
+    of that value row. ``V`` is not modified.
     """
     ### BEGIN SOLUTION
     V = np.asarray(V)

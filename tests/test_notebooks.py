@@ -11,9 +11,12 @@ from nbclient import NotebookClient
 
 from autograder.authoring.sync import grade_id
 from tests.support.h2 import H2 as SPEC
+from tests.support.h2 import predicted
 
 FUNCTION_PARTS = SPEC.function_parts
 NOTEBOOK, RELEASE_DIR, SOURCE_DIR = SPEC.notebook, SPEC.release_dir, SPEC.source_dir
+# The explorer's rankings as a student who predicted them right writes them (Step 5).
+RANKINGS = {"[1, 0]": "A = C > B", "[0, 1]": "B = C > A", "[1, 1]": "C > A = B", "[-1, 0]": "B > A = C"}
 
 
 def execute(folder: Path, tmp_path: Path) -> nbformat.NotebookNode:
@@ -24,6 +27,8 @@ def execute(folder: Path, tmp_path: Path) -> nbformat.NotebookNode:
     for cell in notebook.cells:  # as a student does (the evidence check refuses the placeholder)
         if cell.source.startswith("STUDENT_ID = "):
             cell.source = 'STUDENT_ID = "s-notebook-test"'
+        elif cell.cell_type == "code":
+            cell.source = predicted(cell.source, rankings=RANKINGS)
     NotebookClient(
         notebook,
         kernel_name="python3",
@@ -90,3 +95,21 @@ def test_release_stops_at_the_stubs(executed_release):
 def test_no_visible_check_passes_on_the_release(executed_release):
     passed = [grade_id(c) for c in grade_cells(executed_release) if not outputs(c, "error")]
     assert passed == []
+
+
+@pytest.mark.slow
+def test_a_student_who_predicted_sees_the_numbers_and_the_verdicts(executed_source):
+    """The other side of tests/test_predict_first.py: with the predictions entered (right
+    ones), Step 1 confirms them and shows the exact numbers, Step 4's check shows the
+    functions' own weights, and the explorer confirms every ranking."""
+    by_id = {grade_id(cell): cell for cell in executed_source.cells if grade_id(cell)}
+
+    def printed(gid: str) -> str:
+        return "".join(out["text"] for out in outputs(by_id[gid], "stream") if out["name"] == "stdout")
+
+    assert "Both rows are right" in printed("reveal_hand_example")
+    assert "0.4011" in printed("reveal_hand_example")
+    assert "your hand example: weights [[0.4011 0.1978 0.4011]]" in printed(
+        "check_scaled_dot_product_attention")
+    table = [line for line in printed("routing_explorer").splitlines() if line.startswith("q=")]
+    assert len(table) >= 12 and all(line.endswith("(as you predicted)") for line in table), table

@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from autograder.authoring.sync import grade_id
-from tests.support.h2 import SPEC
+from tests.support.h2 import SPEC, predicted
 
 FUNCTION_PARTS = SPEC.function_parts
 NOTEBOOK, RELEASE_DIR, SOURCE_DIR = SPEC.notebook, SPEC.release_dir, SPEC.source_dir
@@ -30,7 +30,7 @@ def solved_namespace(tmp_path_factory) -> dict:
     for source in sources:
         if source.startswith("STUDENT_ID"):
             break
-        exec(compile(source, "<source notebook>", "exec"), namespace)
+        exec(compile(predicted(source), "<source notebook>", "exec"), namespace)
     return namespace
 
 

@@ -4,7 +4,7 @@ Graded in the same batch as ``hostile_cases.HOSTILE`` (appended to that table). 
 submission is the solved notebook with its correct evidence file; only the limitation
 differs, in the notebook's LIMITATION cell and in the file alike, as the notebook's own
 evidence cell writes it: copied word for word from the notebook's closing cell or a
-section 12 bullet, lightly edited, contradicting the lecture, or vacuous. Each must keep
+Step 11 bullet, lightly edited, contradicting the lecture, or vacuous. Each must keep
 every other part full and leave the limitation to a person (``needs_review``) with
 provisional points: never silent full marks, never a zero.
 """
@@ -78,7 +78,7 @@ LIMITATION_CASES: list[Hostile] = [
     ),
     Hostile(
         "limitation_section_12_bullet",
-        "the limitation is a bullet of the notebook's section 12, word for word",
+        "the limitation is a bullet of the notebook's Step 11, word for word",
         _with_limitation(SECTION_12_BULLET),
         _reviewed(COPIED),
     ),

@@ -343,21 +343,22 @@ COPIED: dict[str, str] = {
         "stable softmax turns the scores into weights over the available keys, and the output is "
         "the weighted average of their values."
     ),
-    "section 12 bullet: guaranteed retrieval": (
+    "Step 11 bullet: guaranteed retrieval": (
         "guaranteed retrieval: a key is retrieved only if its score stands out. In the cell below "
         "the first key is always reachable, but when nothing singles it out its weight shrinks "
         "like 1 / T."
     ),
-    "section 12 bullet: perfect reasoning": (
+    "Step 11 bullet: perfect reasoning": (
         "perfect reasoning: one layer gives each query one weighted average per head; combining "
         "several facts takes more layers, and training decides whether they learn to."
     ),
-    "section 12 bullet: unlimited context": (
+    "Step 11 bullet: unlimited context": (
         "In self-attention the last query is compared with the first key directly: a query "
-        "reaches a distant key within one dense layer. unlimited context: T is bounded by the "
-        "memory the T² pairs need and by the lengths seen in training."
+        "reaches a distant key within one dense layer. unlimited context: the T² scores must all "
+        "be computed, even when fused kernels avoid storing them, and a trained model is "
+        "reliable only up to its context window, the lengths it saw in training."
     ),
-    "section 11 heatmap": (
+    "Step 10 heatmap": (
         "A heatmap alone does not tell you how much a key mattered for the output: that depends "
         "on the values too (and, in a real model, on residual paths and later layers)."
     ),
@@ -377,12 +378,12 @@ EDITED_COPIES: dict[str, str] = {
         "that depends on the values too and, in real models, on residual paths and on later "
         "layers."
     ),
-    "section 12 retrieval, edited": (
+    "Step 11 retrieval, edited": (
         "There is no guaranteed retrieval: a key is only retrieved if its score stands out from "
         "the rest. In the notebook the first key was always reachable, but when nothing singled "
         "it out, its weight shrank like 1/T as the sequence grew."
     ),
-    "section 12 cost, edited": (
+    "Step 11 cost, edited": (
         "Dense attention computes one score for every query and key pair, per head and per "
         "sequence in the batch. For self-attention over T tokens that means T squared entries per "
         "head, so doubling T quadruples them. Fused kernels avoid storing the matrix, but not "

@@ -340,7 +340,7 @@ CAREFUL = {**SOUND_TEXTS, **CORRECT_STUDENTS, **AGREEING}
 COPIES = {**COPIED, **EDITED_COPIES}
 # Measured (notebook_echo.echo(...).copied_share): careful texts cover at most 0.28 of their
 # words with 4-word runs of the notebook ("topic text: quadratic"), copies at least 0.44
-# ("section 12 retrieval, edited"); MAX_COPIED_SHARE = 0.4 sits in that gap. These bounds
+# ("Step 11 retrieval, edited"); MAX_COPIED_SHARE = 0.4 sits in that gap. These bounds
 # keep the gap from shrinking unnoticed when the notebook's text or the measure changes.
 CAREFUL_MAX_ECHO = 0.3
 COPY_MIN_ECHO = 0.44
@@ -357,8 +357,8 @@ def _release_prose() -> str:
 
 
 def test_copied_cases_are_the_notebooks_own_words():
-    """The corpus's verbatim cases are really in the release notebook (closing cell, section
-    11 and 12), sentence by sentence, so the tests below test copying from the real notebook."""
+    """The corpus's verbatim cases are really in the release notebook (closing cell, Steps
+    10 and 11), sentence by sentence, so the tests below test copying from the real notebook."""
     prose = _release_prose()
     for name, text in COPIED.items():
         for sentence in text.replace(". ", ".\n").splitlines():

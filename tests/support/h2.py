@@ -5,3 +5,28 @@ from autograder.assignments import load_assignment
 
 H2 = load_assignment("h2_attention")
 SPEC = H2  # what the tests read as the assignment's facts (an Assignment reads its spec's)
+
+
+def hand_example_truth() -> tuple[list[float], list[float]]:
+    """The hand example's raw scores and weights, from the reference (the notebook's Step 1)."""
+    import numpy as np
+
+    import solutions
+
+    q, keys = np.array([[1.0, 0.0]]), np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    raw = solutions.attention_scores(q, keys, scale=1.0)[0]
+    weights = solutions.stable_softmax(solutions.attention_scores(q, keys))[0]
+    return raw.tolist(), weights.tolist()
+
+
+def predicted(source: str, rankings: dict[str, str] | None = None) -> str:
+    """A code cell as a student who made the notebook's predictions has it: Step 1's
+    prediction cell filled in (as the sample students fill it), the explorer's rankings with
+    ``rankings`` (left empty by default), every other cell unchanged."""
+    from autograder.bundles.h2_attention.samples import paper_prediction
+
+    if "MY_RAW_SCORES = None" in source:
+        return paper_prediction()
+    if "MY_RANKINGS = {" in source and rankings is not None:
+        return f"MY_RANKINGS = {rankings!r}"
+    return source

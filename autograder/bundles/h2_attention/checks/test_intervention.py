@@ -88,9 +88,9 @@ def test_weights_do_not_change(student: Student, reference: ModuleType) -> None:
            mask=probes.mixed_mask(813, probes.NQ, probes.NK))
 
 
-@pytest.mark.part(NAME, requires="the context moves by ``weights[..., :, index] * (new_value - V[..., index, :])``")
+@pytest.mark.part(NAME, requires="the context moves by ``weights[..., :, [index]] * (new_value - V[..., [index], :])``, of shape ``(..., n_q, d_v)``")
 def test_context_moves_by_weight_times_change(student: Student, reference: ModuleType) -> None:
-    """The context changes by weight[:, index] times the change of the value row"""
+    """The context moves by each query's weight on key index times the change of that value row"""
     _check(student, reference, _random(821), keys=("context_before", "context_after"))
 
 

@@ -29,7 +29,7 @@ def test_hand_example(student: Student, reference: ModuleType) -> None:
     expect_close(got, want, "the scores", diagnose=_diagnose(probes.HAND_Q, probes.HAND_K))
 
 
-@pytest.mark.part(NAME, weight=2, requires="Scaled dot-product scores ``S = scale * Q @ K^T`` of shape ``(..., n_q, n_k)``")
+@pytest.mark.part(NAME, weight=2, requires="Scaled dot-product scores ``S = scale * Q @ np.swapaxes(K, -1, -2)`` of shape ``(..., n_q, n_k)``")
 def test_more_keys_than_queries(student: Student, reference: ModuleType) -> None:
     """Scores for n_q != n_k with the default scale 1/sqrt(d_k)"""
     Q, K, _ = probes.qkv(101)
@@ -62,7 +62,7 @@ def test_batch_and_head_dimensions(student: Student, reference: ModuleType) -> N
     )
 
 
-@pytest.mark.part(NAME, requires="Scaled dot-product scores ``S = scale * Q @ K^T``")
+@pytest.mark.part(NAME, requires="Scaled dot-product scores ``S = scale * Q @ np.swapaxes(K, -1, -2)``")
 def test_explicit_scale(student: Student, reference: ModuleType) -> None:
     """An explicit `scale` replaces 1/sqrt(d_k) (integer inputs accepted)"""
     Q, K, _ = (np.rint(2 * x).astype(np.int64) for x in probes.qkv(103))

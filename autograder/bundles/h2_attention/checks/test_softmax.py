@@ -121,7 +121,7 @@ def test_all_masked_row_raises(student: Student, reference: ModuleType) -> None:
                  diagnose=lambda got: mc.all_masked_signatures(got, empty))
 
 
-@pytest.mark.part(NAME, requires='naming the row by its 0-based index (e.g. "row 2")')
+@pytest.mark.part(NAME, requires='naming the row by its 0-based query index (e.g. "row 2" for the third query)')
 def test_all_masked_error_names_row(student: Student, reference: ModuleType) -> None:
     """The error for a fully masked row says which row it is"""
     scores, mask = _all_masked_inputs(381, empty_row=4)

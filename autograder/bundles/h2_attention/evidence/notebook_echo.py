@@ -1,7 +1,7 @@
 """Does the limitation repeat the notebook's own sentences?
 
-The notebook already states several limitations of attention (section 11, the
-bullets of section 12, the closing caution); a student can paste one as "their"
+The notebook already states several limitations of attention (Step 10, the
+bullets of Step 11, the closing caution); a student can paste one as "their"
 limitation. This module compares the limitation with every sentence the student
 was given: the release notebook's markdown, and the comments and docstrings of
 its code cells, read once per process from the grader's packaged copy

@@ -45,7 +45,8 @@ from ..bundle import H2
 __all__ = [
     "BUGS", "DEMO_DUE", "GOOD_LIMITATION", "LATE_BY", "OWN_SOLUTION", "UNJUDGED_LIMITATION",
     "VARIANTS", "Variant", "build_sample_cohort", "build_submission", "on_time",
-    "own_functions", "own_solution", "renamed_copy", "set_cell", "solved_notebook",
+    "own_functions", "own_solution", "paper_prediction", "renamed_copy", "set_cell",
+    "solved_notebook",
     "timestamp_text", "write_evidence",
 ]
 
@@ -118,14 +119,27 @@ class Variant:
     own_evidence: bool = False  # the evidence file comes from its own (not the reference's) code
 
 
+def paper_prediction() -> str:
+    """Step 1's prediction cell as a student who worked the hand example out on paper fills
+    it in: the raw scores, and the weights to two decimals."""
+    q, keys = np.array([[1.0, 0.0]]), np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    scores = solutions.attention_scores(q, keys, scale=1.0)[0]
+    weights = solutions.stable_softmax(solutions.attention_scores(q, keys))[0]
+    return (f"MY_RAW_SCORES = {[float(s) for s in scores]}\n"
+            f"MY_WEIGHTS = {[round(float(w), 2) for w in weights]}")
+
+
 def solved_notebook(student: str, limitation: str = GOOD_LIMITATION) -> nbformat.NotebookNode:
-    """The release notebook with every stub filled in from the reference."""
+    """The release notebook with every stub filled in from the reference (and Step 1's
+    prediction made, as a careful student makes it)."""
     notebook = reference_notebook(ASSIGNMENT)
     for cell in notebook.cells:
         if grade_id(cell) == ASSIGNMENT.part("limitation").cell:
             cell.source = f'LIMITATION = """\n{limitation}\n"""'
         elif cell.cell_type == "code" and cell.source.startswith("STUDENT_ID"):
             cell.source = f'STUDENT_ID = "{student}"'
+        elif cell.cell_type == "code" and "MY_RAW_SCORES = None" in cell.source:
+            cell.source = paper_prediction()
     return notebook
 
 
