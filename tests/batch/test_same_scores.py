@@ -15,7 +15,11 @@ student's stable_softmax is charged once (51 -> 87: the four functions built on 
 evidence are graded with the grader standing in for it); the wrong-axis softmax's NaN
 travels in the evidence file and is carried forward (83 -> 92); the monkeypatching
 student's softmax of zeros everywhere is no longer diagnosed `all_masked_zeros` (54, same
-points)."""
+points).
+Re-recorded for issue 30, where only a check's name changed: the intervention's "The context
+changes by weight[:, index] times ..." (the notation that did not broadcast) is now "The context
+moves by each query's weight on key index times the change of that value row"; no score
+changed."""
 
 from __future__ import annotations
 
