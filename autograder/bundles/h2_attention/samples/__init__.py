@@ -45,7 +45,7 @@ from ..bundle import H2
 __all__ = [
     "BUGS", "DEMO_DUE", "GOOD_LIMITATION", "LATE_BY", "OWN_SOLUTION", "UNJUDGED_LIMITATION",
     "VARIANTS", "Variant", "build_sample_cohort", "build_submission", "on_time",
-    "own_functions", "own_solution", "paper_prediction", "renamed_copy", "set_cell",
+    "hand_example_answers", "own_functions", "own_solution", "paper_prediction", "renamed_copy", "set_cell",
     "solved_notebook",
     "timestamp_text", "write_evidence",
 ]
@@ -119,15 +119,20 @@ class Variant:
     own_evidence: bool = False  # the evidence file comes from its own (not the reference's) code
 
 
-def paper_prediction() -> str:
-    """Step 1's prediction cell as a student who worked the hand example out on paper fills
-    it in: the raw scores, and the weights to two decimals."""
+def hand_example_answers() -> tuple[list[float], list[float]]:
+    """The hand example's raw scores and weights, from the reference (Step 1's answers)."""
     hand = evidence_builder.evidence_inputs("any student")["hand_example"]  # the lecture's
     q, keys = np.array(hand["queries"]), np.array(hand["keys"])
     scores = solutions.attention_scores(q, keys, scale=1.0)[0]
     weights = solutions.stable_softmax(solutions.attention_scores(q, keys))[0]
-    return (f"MY_RAW_SCORES = {[float(s) for s in scores]}\n"
-            f"MY_WEIGHTS = {[round(float(w), 2) for w in weights]}")
+    return [float(s) for s in scores], [float(w) for w in weights]
+
+
+def paper_prediction() -> str:
+    """Step 1's prediction cell as a student who worked the hand example out on paper fills
+    it in: the raw scores, and the weights to two decimals."""
+    scores, weights = hand_example_answers()
+    return f"MY_RAW_SCORES = {scores}\nMY_WEIGHTS = {[round(w, 2) for w in weights]}"
 
 
 def solved_notebook(student: str, limitation: str = GOOD_LIMITATION) -> nbformat.NotebookNode:
