@@ -5,8 +5,6 @@ turned into a serialiser's error), and the notebook's own check names the functi
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
@@ -15,6 +13,7 @@ import pytest
 from autograder.authoring.sync import grade_id
 from autograder.bundles.h2_attention.samples import BUGS, set_cell, solved_notebook
 from tests.support.h2 import SPEC
+from tests.support.kernels import nbconvert_execute
 
 NOTEBOOK, RELEASE_DIR = SPEC.notebook, SPEC.release_dir
 
@@ -28,11 +27,7 @@ def test_run_all_records_the_nan_of_a_wrong_axis_softmax(tmp_path: Path):
     for name in (p.name for p in RELEASE_DIR.iterdir() if p.name != NOTEBOOK):
         (tmp_path / name).write_bytes((RELEASE_DIR / name).read_bytes())
     nbformat.write(notebook, tmp_path / NOTEBOOK)
-    done = subprocess.run(
-        [str(Path(sys.executable).parent / "jupyter"), "nbconvert", "--to", "notebook",
-         "--execute", "--output", "executed.ipynb", NOTEBOOK],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
-    )
+    done = nbconvert_execute(tmp_path, NOTEBOOK)
     assert done.returncode == 0, done.stderr[-3000:]
     text = (tmp_path / SPEC.evidence_file).read_text(encoding="utf-8")
     evidence = json.loads(text, parse_constant=lambda literal: pytest.fail(literal))

@@ -68,7 +68,7 @@ def test_run_step_9_and_step_10_land_where_the_lecture_says():
      "the `T²` scores must all be computed, even when fused kernels avoid storing them, and a trained model is reliable only up to its context window"),
     # the explorer: the widget may import and still not render
     ("If the slider does not appear, a static table is printed instead",
-     "If you see a line of text such as `interactive(children=...)` instead of a slider, the widgets' front end is missing"),
+     "If you see a line of text such as `VBox(children=...)` instead of a slider, the widgets' front end is missing"),
     # the fully masked row: which index names it
     ('naming the row by its 0-based index (e.g. "row 2")',
      'naming the row by its 0-based query index (e.g. "row 2" for the third query)'),

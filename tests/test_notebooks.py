@@ -7,11 +7,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from autograder.authoring.sync import grade_id
 from tests.support.h2 import H2 as SPEC
 from tests.support.h2 import predicted
+from tests.support.kernels import run_all
 
 FUNCTION_PARTS = SPEC.function_parts
 NOTEBOOK, RELEASE_DIR, SOURCE_DIR = SPEC.notebook, SPEC.release_dir, SPEC.source_dir
@@ -29,14 +29,7 @@ def execute(folder: Path, tmp_path: Path) -> nbformat.NotebookNode:
             cell.source = 'STUDENT_ID = "s-notebook-test"'
         elif cell.cell_type == "code":
             cell.source = predicted(cell.source, rankings=RANKINGS)
-    NotebookClient(
-        notebook,
-        kernel_name="python3",
-        timeout=120,
-        allow_errors=True,
-        resources={"metadata": {"path": str(workdir)}},
-    ).execute()
-    return notebook
+    return run_all(notebook, workdir).notebook
 
 
 def outputs(cell: nbformat.NotebookNode, kind: str) -> list[dict]:

@@ -15,10 +15,10 @@ import shutil
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from autograder.authoring.sync import grade_id
 from tests.support.h2 import SPEC, hand_example_truth
+from tests.support.kernels import run_all
 
 NOTEBOOK, RELEASE_DIR, SOURCE_DIR = SPEC.notebook, SPEC.release_dir, SPEC.source_dir
 REVEAL, EXPLORER = "reveal_hand_example", "routing_explorer"
@@ -174,8 +174,7 @@ def executed_without_predictions(tmp_path_factory) -> nbformat.NotebookNode:
     for cell in notebook.cells:
         if cell.source.startswith("STUDENT_ID = "):
             cell.source = 'STUDENT_ID = "s-no-prediction"'
-    NotebookClient(notebook, kernel_name="python3", timeout=120, allow_errors=True,
-                   resources={"metadata": {"path": str(workdir)}}).execute()
+    notebook = run_all(notebook, workdir).notebook
     assert json.loads((workdir / SPEC.evidence_file).read_text())["student_id"] == "s-no-prediction"
     return notebook
 

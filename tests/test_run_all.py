@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import json
 import queue
-import subprocess
-import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -21,6 +20,7 @@ from jupyter_client.manager import start_new_kernel
 from autograder.authoring.sync import grade_id
 from autograder.bundles.h2_attention.samples import set_cell, solved_notebook
 from tests.support.h2 import SPEC
+from tests.support.kernels import WALL_SECONDS, nbconvert_execute
 
 EVIDENCE = SPEC.evidence_file
 NOTEBOOK, RELEASE_DIR = SPEC.notebook, SPEC.release_dir
@@ -91,38 +91,12 @@ def test_every_check_and_demo_cell_after_the_first_function_is_tagged():
     assert all(TAG in c.metadata.get("tags", []) for c in checks)
 
 
-CELL_SECONDS = 120  # a cell of the notebook takes under 5 s; more is a stalled kernel
-
-
-def nbconvert_execute(folder: Path) -> subprocess.CompletedProcess | None:
-    """``jupyter nbconvert --execute`` in ``folder``; None when a cell or the kernel stalled
-    (nbclient's per-cell timeout, named in its error), so that the run can be told apart
-    from a notebook that fails."""
-    try:
-        done = subprocess.run(
-            [str(Path(sys.executable).parent / "jupyter"), "nbconvert", "--to", "notebook",
-             "--execute", f"--ExecutePreprocessor.timeout={CELL_SECONDS}", "--output",
-             "executed.ipynb", NOTEBOOK],
-            cwd=folder, capture_output=True, text=True, timeout=4 * CELL_SECONDS, check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return None
-    stalled = done.returncode != 0 and ("CellTimeoutError" in done.stderr
-                                        or "Kernel didn't respond" in done.stderr)
-    if stalled:
-        print(done.stderr[-2000:])  # which cell stalled, for whoever looks into it
-    return None if stalled else done
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("bug", sorted(BUGS))
 def test_nbconvert_execute_saves_the_evidence_despite_a_failing_check(bug, tmp_path):
     """``jupyter nbconvert --execute`` (nbclient, errors not allowed) runs to the end."""
     buggy_notebook(bug, tmp_path)
-    done = nbconvert_execute(tmp_path)
-    if done is None:  # a kernel stalled once in this suite's runs (issue 30); a second must not
-        done = nbconvert_execute(tmp_path)
-    assert done is not None, "nbconvert --execute stalled twice (see a cell's timeout above)"
+    done = nbconvert_execute(tmp_path, NOTEBOOK)
     assert done.returncode == 0, done.stderr[-3000:]
     evidence = json.loads((tmp_path / EVIDENCE).read_text(encoding="utf-8"))
     assert evidence["student_id"] == "s-run-all"
@@ -146,6 +120,7 @@ def run_all_like_jupyterlab(path: Path) -> list[str]:
     error in any other cell the kernel aborts the queued requests.
     """
     notebook = nbformat.read(path, as_version=4)
+    deadline = time.monotonic() + WALL_SECONDS  # the wall every kernel of the suite runs under
     manager, client = start_new_kernel(kernel_name="python3", cwd=str(path.parent))
     try:
         ids = [
@@ -156,7 +131,7 @@ def run_all_like_jupyterlab(path: Path) -> list[str]:
         status: dict[str, str] = {}
         while len(status) < len(ids):
             try:
-                reply = client.get_shell_msg(timeout=120)
+                reply = client.get_shell_msg(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 break
             status[reply["parent_header"]["msg_id"]] = reply["content"]["status"]

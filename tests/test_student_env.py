@@ -27,6 +27,7 @@ from autograder.bundles.h2_attention.samples import solved_notebook
 from autograder.spec import REPO
 from tests.support.commands import run_ok as run
 from tests.support.h2 import H2 as SPEC
+from tests.support.kernels import nbconvert_execute
 
 SHIPPED = SPEC.release_dir / student_env.REQUIREMENTS_NAME
 
@@ -214,8 +215,8 @@ def test_a_fresh_venv_from_the_release_alone_runs_the_solved_notebook(tmp_path):
     notebook = solved_notebook(STUDENT)
     notebook.cells.append(nbformat.v4.new_code_cell(PROBE))
     nbformat.write(notebook, folder / SPEC.notebook)
-    run(["jupyter", "nbconvert", "--to", "notebook", "--execute", "--output", "executed.ipynb",
-         "--ExecutePreprocessor.timeout=600", SPEC.notebook], folder, env, timeout=900)
+    done = nbconvert_execute(folder, SPEC.notebook, jupyter=str(venv / "bin" / "jupyter"), env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
     executed = nbformat.read(folder / "executed.ipynb", as_version=4)
     print(f"\nfresh venv: install {installed_at - started:.0f} s, "
           f"notebook {time.monotonic() - installed_at:.0f} s")

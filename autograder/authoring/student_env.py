@@ -52,10 +52,12 @@ KERNEL: dict[str, str] = {"ipykernel": "the Python kernel Jupyter runs the noteb
 # Not in pyproject.toml (the grader needs no front end): the version installed here.
 FRONT_END: dict[str, str] = {"jupyterlab": "the front end that opens the notebook"}
 JUPYTER: tuple[str, ...] = (*KERNEL, *FRONT_END)
-# What the header tells a student about a library's wheels, when the notebook needs it.
+# What the header tells a student about a package's pin, when the file pins it.
 LIBRARY_NOTES: dict[str, tuple[str, ...]] = {
     "torch": ("torch: on Linux, plain PyPI gives the large CUDA build; PyTorch's CPU wheel index",
               "has the small CPU build of the same version, which is all this notebook needs."),
+    "ipykernel": ("ipykernel 6, not 7: run without a browser (jupyter nbconvert --execute), a",
+                  "widget cell could stall for good with 7; JupyterLab runs the notebook with either."),
 }
 
 # Never in a student's environment. Name -> why.
@@ -238,6 +240,7 @@ def render(assignment: Assignment, pins: dict[str, str], pyproject: Path = PYPRO
     lines += [f"# {note}" for name in library_pins for note in LIBRARY_NOTES.get(name, ())]
     lines += [f"{name}=={pins[name]}" for name in library_pins]
     lines.append("# Jupyter: the kernel that runs the notebook, and the front end that opens it")
+    lines += [f"# {note}" for name in JUPYTER if name in pins for note in LIBRARY_NOTES.get(name, ())]
     lines += [f"{name}=={pins[name]}" for name in JUPYTER if name in pins]
     return "\n".join(lines) + "\n"
 
