@@ -110,11 +110,20 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {message} (see `{self.prog} --help`)\n")
 
 
+def program_name() -> str:
+    """How the user started us, for usage lines: ``h2-grader`` (the installed script) or
+    ``python -m autograder``."""
+    invoked = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    if invoked and invoked not in ("__main__.py", "-c", "-m") and not invoked.startswith("python"):
+        return invoked
+    return "python -m autograder"
+
+
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The top-level parser. Only the command named in ``argv`` imports its module
     (some pull in torch or jsonschema), so ``--help`` and every command start fast."""
     parser = Parser(
-        prog="python -m autograder",
+        prog=program_name(),
         description="An autograder for nbgrader assignments, each given as a bundle "
                     "(instructor and TA side; `assignments` lists them).",
     )

@@ -216,3 +216,16 @@ def test_a_missing_package_is_one_line_but_a_missing_reference_is_a_broken_check
     assert missing_dependency(ModuleNotFoundError(name="jsonschema")).startswith(sys.executable)
     for ours in ("autograder.grading", "solutions", "solutions.attention"):
         assert missing_dependency(ModuleNotFoundError(name=ours)) is None, ours
+
+
+def test_the_installed_script_names_itself_in_its_usage():
+    """`h2-grader --help` printed `usage: python -m autograder` (issue 37)."""
+    script = Path(sys.executable).parent / "h2-grader"
+    shown = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0 and shown.stdout.startswith("usage: h2-grader "), shown.stdout
+    line = one_line_error(subprocess.run([str(script), "nonsense"], capture_output=True,
+                                         text=True, timeout=60))
+    assert "see `h2-grader --help`" in line
+    module = subprocess.run([sys.executable, "-m", "autograder", "--help"], capture_output=True,
+                            text=True, timeout=60)
+    assert module.stdout.startswith("usage: python -m autograder ")

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, NoReturn
 from autograder.assignments import Assignment
 from autograder.assignments.arguments import add_assignment_arguments, assignment_in_root
 from autograder.batch.cluster.choice import SLURM, ClusterError, parse_cluster
-from autograder.batch.course import SUBMITTED, Course, parse_time
+from autograder.batch.course import SUBMITTED, Course
 from autograder.batch.options import BatchOptions, launch_sandbox
 from autograder.batch.root_lock import RootBusy, hold
 from autograder.batch.root_settings import RootSettingsError, remember
@@ -271,7 +271,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--due",
         type=due_date,
         metavar="TIME",
-        help="due date with its zone, e.g. '2026-12-14 23:59 UTC' or '2026-12-15T00:59+01:00': "
+        help="due date with its zone, e.g. '2026-12-14 23:59 UTC', '2026-12-14 23:59 "
+        "Europe/Berlin' or '2026-12-15T00:59+01:00': "
         "later submissions are late (penalised only by a --late-policy); a changed due date "
         "regrades. Remembered in the root's course.json (default: the remembered one)",
     )
@@ -294,6 +295,22 @@ def chosen_assignment(args: argparse.Namespace) -> Assignment:
     """The assignment ``args`` name, or the course root's one; none or several, or an unknown
     name, is one line naming the choices (a ``SpecError``: exit 2 from autograder.cli)."""
     return assignment_in_root(args, args.root.resolve())
+
+
+def check_extensions(course: Course, extensions: dict[str, datetime | None]) -> None:
+    """``UsageError`` (one line, naming the close ids) for an extension given to a student
+    with no submission in the root: a mistyped id would be remembered and change nothing."""
+    import difflib
+
+    students = course.students()
+    for student, when in extensions.items():
+        if student in students or when is None:  # taking one back needs no submission
+            continue
+        close = difflib.get_close_matches(student, students, n=3, cutoff=0.6)
+        hint = f"did you mean {' or '.join(close)}?" if close else "check the id"
+        raise UsageError(f"--extension {student}: no submission from {student} in "
+                         f"{course.root / SUBMITTED} ({hint}); give a student's extension once "
+                         "they have submitted")
 
 
 def _require_root(root: Path) -> None:
@@ -328,19 +345,15 @@ def extension(text: str) -> tuple[str, datetime | None]:
 
 
 def due_date(text: str) -> datetime:
-    """An argparse ``type``: a time with an explicit zone (a bare time is ambiguous across a
-    course's time zones, as in cohorts.toml), as an aware UTC time."""
-    cleaned = text.strip()
+    """An argparse ``type``: a day, a time and an explicit zone (a bare time is ambiguous
+    across a course's time zones, as in cohorts.toml; a bare day would mean midnight), as an
+    aware UTC time (``autograder.batch.due_dates``)."""
+    from autograder.batch.due_dates import DueDateError, parse_due
+
     try:
-        moment = parse_time(cleaned)
-    except (ValueError, OverflowError):
-        raise argparse.ArgumentTypeError(
-            f"not a time: {text!r} (e.g. '2026-12-14 23:59 UTC')") from None
-    zoned = cleaned.endswith("UTC") or datetime.fromisoformat(cleaned).tzinfo is not None
-    if not zoned:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} has no time zone: add one, e.g. '{cleaned} UTC'")
-    return moment
+        return parse_due(text)
+    except DueDateError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def students_to_grade(course: Course, assignment: Assignment,
@@ -428,6 +441,7 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
 
     try:
         students = students_to_grade(course, assignment, args.student)
+        check_extensions(course, dict(args.extension))
         settings, changes = remember(
             course.root, course.assignment, cohort=args.cohort, due=args.due,
             set_due=args.due is not None or args.no_due, set_cohort=args.cohort is not None,

@@ -31,7 +31,11 @@ class BatchOptions:
     late_policy: LatePolicy = field(default_factory=lambda: LatePolicy())
 
     def due_for(self, student: str) -> datetime | None:
-        """The due date that applies to ``student``: an extension's, or the course's."""
+        """The due date that applies to ``student``: an extension's, or the course's; None
+        while the course has none (``--no-due``: lateness is judged for nobody, extended
+        students included, until a due date is given again)."""
+        if self.due is None:
+            return None
         return self.extensions.get(student, self.due)
     isolate: bool = True
     allow_weaker: bool = False  # grade even where full isolation cannot be applied (recorded)

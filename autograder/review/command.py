@@ -9,24 +9,31 @@ the gradebook (nbgrader export, formgrader) are rewritten at once, `cohort expor
 `report` follow, and a regrade (even --force) keeps it while the part it judged is
 unchanged (otherwise the part goes back to review, saying so). Scores entered in
 formgrader are read in as decisions too. Decisions live in decisions.json at the course
-root.
+root. `set` and `clear` hold the course root like a grading run: while `autograde` (or
+another command that writes the root) runs there, they refuse in one line naming it, and
+nothing is recorded; `list` and `history` then show what is saved, without reading
+formgrader's scores in. `--root`, `--assignment` and `--assignments` may come before or
+after the action.
 
 examples:
   python -m autograder review --root ~/courses/dl-2026-fall-a list
   python -m autograder review set s042 PART 6 --note "a sound point, argued too briefly"
   python -m autograder review clear s042 PART
   python -m autograder review list --assignment hw3 --assignments ~/course/bundles
+  python -m autograder review history s042 --root ~/courses/dl-2026-fall-a
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.assignments.arguments import assignment_in_root
 from autograder.batch.course import AUTOGRADED, Course
+from autograder.batch.root_lock import RootBusy, hold
 from autograder.report.command import add_root_assignment_arguments
 from autograder.results.decisions import DecisionError, Decisions
 from autograder.results.gradebook import GradebookError
@@ -44,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="nbgrader course root (default: the current directory)")
     add_root_assignment_arguments(parser, positional=False)
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    actions.add_parser("list", help="submissions flagged for review, with why and what to read")
+    listed = actions.add_parser("list", help="submissions flagged for review, with why and what to read")
     chosen = actions.add_parser("set", help="record a TA's score for one part")
     chosen.add_argument("student")
     chosen.add_argument("part", help="one of the assignment's parts (as grades.csv names them)")
@@ -57,6 +64,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     cleared.add_argument("--by", default="", help="who takes it back (default: your login name)")
     told = actions.add_parser("history", help="every decision about one student, oldest first")
     told.add_argument("student")
+    for action in (listed, chosen, cleared, told):
+        _also_after_the_action(action)
+
+
+def _also_after_the_action(parser: argparse.ArgumentParser) -> None:
+    """``review list --root DIR``, as TAs type it: the shared options after the action too
+    (left out there, the values given before the action stand)."""
+    parser.add_argument("--root", type=Path, default=argparse.SUPPRESS,
+                        help="nbgrader course root (also before the action)")
+    parser.add_argument("--assignment", metavar="NAME", default=argparse.SUPPRESS,
+                        help="the assignment (also before the action)")
+    parser.add_argument("--assignments", metavar="DIR", type=Path, action="append",
+                        default=argparse.SUPPRESS,
+                        help="a folder of assignment bundles (also before the action)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,17 +88,42 @@ def run(args: argparse.Namespace) -> int:
                                 "autograde` there first, or pass --root <the course root>")
         assignment = assignment_in_root(args, root)
         course = Course(root, assignment.name)
-        decisions = Decisions.load(course.root)
-        for entry in import_formgrader(course, decisions, assignment=assignment):
-            print(f"from formgrader: {entry.student} {entry.part} {entry.describe()}")
+        if args.action in ("set", "clear"):
+            with hold(root):  # no grading run may write the root meanwhile (nor read stale)
+                decisions = _read_in(course, assignment)
+                return _decide(course, decisions, args, assignment)
+        try:
+            with hold(root):
+                decisions = _read_in(course, assignment)
+        except RootBusy as busy:  # reading what is saved is safe; writing is not
+            decisions = Decisions.load(course.root)
+            print(f"note: formgrader's scores not read in now: {busy}", file=sys.stderr)
         if args.action == "list":
             return _list(course, decisions, assignment)
-        if args.action == "history":
-            return _history(decisions, args.student)
-        return _decide(course, decisions, args, assignment)
-    except (DecisionError, GradebookError) as error:  # the TA's to fix: one line
+        return _history(course, decisions, args.student)
+    except (DecisionError, GradebookError, RootBusy) as error:  # the TA's to fix: one line
         print(f"error: {error}", file=sys.stderr)
         return 2
+
+
+def _read_in(course: Course, assignment: Assignment) -> Decisions:
+    """The root's decisions, with the scores entered in formgrader since read in (saved)."""
+    decisions = Decisions.load(course.root)
+    for entry in import_formgrader(course, decisions, assignment=assignment):
+        print(f"from formgrader: {entry.student} {entry.part} {entry.describe()}")
+    return decisions
+
+
+def unknown_student(course: Course, student: str, decisions: Decisions) -> str | None:
+    """Why ``student`` is no student of this root (naming the closest ids), or None."""
+    known = sorted({result.student for result in saved_results(course)}
+                   | {entry.student for entry in decisions.parts.values()})
+    if student in known:
+        return None
+    close = difflib.get_close_matches(student, known, n=3, cutoff=0.6)
+    hint = (f"did you mean {' or '.join(close)}?" if close
+            else f"graded: {', '.join(known[:10]) or 'none'}{', ...' if len(known) > 10 else ''}")
+    return f"no graded result for {student} in {course.root} ({hint})"
 
 
 def _list(course: Course, decisions: Decisions, assignment: Assignment) -> int:
@@ -102,8 +148,10 @@ def _list(course: Course, decisions: Decisions, assignment: Assignment) -> int:
     return 0
 
 
-def _history(decisions: Decisions, student: str) -> int:
+def _history(course: Course, decisions: Decisions, student: str) -> int:
     events = decisions.history_of(student)
+    if not events and (why := unknown_student(course, student, decisions)):
+        raise DecisionError(why)
     for event in events:
         if event["action"] == "set":
             print(f"{event['at']}  {event['part']}: {event['points']:g} by {event['by']}"
@@ -119,9 +167,9 @@ def _decide(course: Course, decisions: Decisions, args: argparse.Namespace,
             assignment: Assignment) -> int:
     result = load(result_path(course, args.student))
     if result is None:
-        known = ", ".join(r.student for r in saved_results(course)[:10])
-        raise DecisionError(f"no graded result for {args.student} in {course.root} (graded: "
-                            f"{known or 'none'}); grade it first, or check the id")
+        raise DecisionError(unknown_student(course, args.student, decisions)
+                            or f"no graded result for {args.student} in {course.root}: grade it "
+                            "first")
     if args.action == "set":
         entry = decisions.set(result, args.part, args.points, by=args.by, note=args.note)
         print(f"{args.student} {args.part}: {entry.describe()}")

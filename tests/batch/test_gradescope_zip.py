@@ -132,6 +132,23 @@ def test_build_help_and_a_bad_out_are_one_line(tmp_path):
     assert done.stderr.startswith("error: cannot create")
 
 
+def test_build_says_it_replaced_an_earlier_zip_and_counts_the_roster_in_english(tmp_path):
+    """Issue 37: "(1 students)", and an earlier autograder.zip overwritten without a word."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("Email,SID\nada@uni.example,u1\n")
+
+    def build(*extra: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "autograder", "gradescope", "build",
+                               "--out", str(tmp_path / "dist"), *extra], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    first = build("--roster", str(roster))
+    assert first.startswith("wrote ") and "(1 student)" in first, first
+    assert build().startswith("replaced ")
+
+
 # ------------------------------------------------------------------ in Gradescope's tree
 
 

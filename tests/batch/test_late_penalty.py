@@ -85,3 +85,11 @@ def test_a_penalty_and_an_extension_show_everywhere_and_are_remembered(tmp_path)
     assert "1 assessed in this run, 2 unchanged" in taken
     assert load(course.autograded("s3-extended") / RESULTS_JSON).score == 80
     assert _export(root)["s3-extended"] == (20.0, 80.0)
+
+    # --no-due: lateness is judged for nobody, an extended student included (issue 37: the
+    # extended student stayed `late = no` while everyone else was `unknown`).
+    _autograde(root, "--extension", f"s3-extended={EXTENDED}")
+    assert _rows(course)["s3-extended"]["late"] == "no"
+    _autograde(root, "--no-due")
+    assert {student: row["late"] for student, row in _rows(course).items()} == dict.fromkeys(
+        ("s1-on-time", "s2-late", "s3-extended"), "unknown")

@@ -146,6 +146,9 @@ def test_review_refuses_what_it_cannot_record_in_one_line(tmp_path):
     for args, words in ((("set", UNJUDGED, "limitation", "9"), "worth 0 to 8"),
                         (("set", UNJUDGED, "nonsense", "1"), "no part 'nonsense'"),
                         (("set", "nobody", "limitation", "1"), "no graded result for nobody"),
+                        # a typo in an id: refused, naming the close one (issue 37)
+                        (("history", "s01-unjudgd"), "did you mean s01-unjudged?"),
+                        (("set", "s01-unjudgd", "limitation", "1"), "did you mean s01-unjudged?"),
                         (("clear", CORRECT, "limitation"), "no decision")):
         refused = _review(course.root, *args)
         assert refused.returncode == 2, (args, refused.stdout, refused.stderr)

@@ -79,7 +79,7 @@ def chosen_assignment(args: argparse.Namespace) -> Assignment:
 
 
 def run(args: argparse.Namespace) -> int:
-    from autograder.integrations.gradescope.build import BuildError, build
+    from autograder.integrations.gradescope.build import ZIP_NAME, BuildError, build
     from autograder.integrations.gradescope.zip_config import (
         FROM_ROSTER,
         SID_ONLY,
@@ -87,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         read_roster,
     )
     from autograder.results.late_policy import LatePolicyError, parse
+    from autograder.results.wording import plural
 
     assignment = chosen_assignment(args)  # a SpecError is one line (autograder.cli)
     try:
@@ -95,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
         roster = read_roster(args.roster, args.roster_id_column) if args.roster else None
         policy = parse(args.late_policy) if args.late_policy else None
         source = FROM_ROSTER if roster else (args.student_id or SID_ONLY)
+        replaced = (args.out / ZIP_NAME).exists()
         path = build(args.out, assignment, cohort=args.cohort,
                      allow_weaker=args.allow_weaker_isolation, student_id=source,
                      roster=roster, late_policy=policy)
@@ -102,9 +104,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     ids = {SID_ONLY: "sid only (none: flagged for a person)",
-           FROM_ROSTER: f"sid, else the roster ({len(roster or {})} students)"}.get(
+           FROM_ROSTER: f"sid, else the roster ({plural(len(roster or {}), 'student')})"}.get(
         source, f"sid, else {source}")
-    print(f"wrote {path} for {assignment.name} (student ids: {ids}; late policy: "
+    print(f"{'replaced' if replaced else 'wrote'} {path} for {assignment.name} (student ids: {ids}; late policy: "
           f"{policy.describe() if policy else 'none'}): upload it on the assignment's "
           "Configure Autograder page")
     return 0

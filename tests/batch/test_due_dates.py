@@ -1,0 +1,66 @@
+"""Due dates as TAs type them (issue 37): a bare day is refused with a suggestion that keeps
+the day (``'2026-12-14 UTC'`` once moved the deadline to midnight and made three on-time
+students late), named zones are read with their daylight saving, and anything else names
+the accepted forms in one line. A mistyped id in ``--extension`` is refused, naming the
+close one, instead of being remembered and changing nothing."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from autograder.batch.due_dates import DueDateError, parse_due
+from tests.batch.test_course_root_memory import ASSIGNMENT, cli
+from tests.support.cli import one_line_error
+
+DUE = datetime(2026, 12, 14, 23, 59, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("2026-12-14 23:59 UTC", DUE),
+    ("2026-12-14 23:59:00 UTC", DUE),
+    ("2026-12-15T00:59+01:00", DUE),
+    ("2026-12-15 00:59 Europe/Berlin", DUE),  # winter: UTC+1
+    ("2026-07-15 01:59 Europe/Berlin", datetime(2026, 7, 14, 23, 59, tzinfo=UTC)),  # summer: +2
+    ("2026-12-14 15:59 America/Los_Angeles", DUE),
+])
+def test_a_due_date_with_its_zone_is_read(text, expected):
+    assert parse_due(text) == expected
+
+
+@pytest.mark.parametrize("text, says", [
+    ("2026-12-14", "'2026-12-14 23:59 UTC'"),
+    ("2026-12-14 UTC", "'2026-12-14 23:59 UTC'"),
+    ("2026-12-14 Europe/Berlin", "'2026-12-14 23:59 Europe/Berlin'"),
+    ("2026-12-14 23:59", "has no time zone"),
+    ("2026-12-14 23:59 Mars/Olympus", "unknown time zone 'Mars/Olympus'"),
+    ("2026-12-14 11:59 PM UTC", "24-hour time"),
+    ("next friday", "not a time"),
+    ("2026-12-14T23:59+01:00 UTC", "names two zones"),
+])
+def test_a_due_date_that_cannot_be_placed_says_what_to_type(text, says):
+    with pytest.raises(DueDateError, match=r".*") as raised:
+        parse_due(text)
+    assert says in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_autograde_refuses_a_bare_day_before_it_grades_or_remembers(tmp_path):
+    root = tmp_path / "course"
+    (root / "submitted" / "s1" / ASSIGNMENT).mkdir(parents=True)
+    line = one_line_error(cli("autograde", ASSIGNMENT, "--root", str(root), "--due", "2026-12-14"))
+    assert "no time of day" in line and "'2026-12-14 23:59 UTC'" in line
+    assert not (root / "course.json").exists()
+
+
+def test_an_extension_for_a_mistyped_student_is_refused_naming_the_close_one(tmp_path):
+    root = tmp_path / "course"
+    for student in ("s014-correct", "s015-late"):
+        (root / "submitted" / student / ASSIGNMENT).mkdir(parents=True)
+    line = one_line_error(cli("autograde", ASSIGNMENT, "--root", str(root), "--no-progress",
+                              "--jobs", "1", "--extension", "s015-lat=2026-12-16 23:59 UTC"))
+    assert "--extension s015-lat" in line and "did you mean s015-late?" in line
+    remembered = json.loads((root / "course.json").read_text()) if (
+        root / "course.json").exists() else {}
+    assert "extensions" not in remembered.get(ASSIGNMENT, {})
