@@ -297,6 +297,14 @@ def chosen_assignment(args: argparse.Namespace) -> Assignment:
     return assignment_in_root(args, args.root.resolve())
 
 
+def _publish(course: Course, assignment: Assignment) -> str:
+    """Every copy of the grades that exists in the root (feedback copies, LMS files,
+    summary.md, nbgrader's export, the report) rewritten from the new results; its line."""
+    from autograder.publish.views import publish
+
+    return publish(course, assignment, course.students()).line()
+
+
 def check_extensions(course: Course, extensions: dict[str, datetime | None]) -> None:
     """``UsageError`` (one line, naming the close ids) for an extension given to a student
     with no submission in the root: a mistyped id would be remembered and change nothing."""
@@ -451,6 +459,7 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
         options = replace(options, cohort=settings.cohort, due=settings.due,
                           late_policy=settings.late_policy, extensions=settings.extensions)
         summary = grade_course(course, students, options, sandbox, assignment=assignment)
+        published = _publish(course, assignment)
     except (UsageError, IsolationError, UidLeaseError, GradebookError, ClusterError,
             RootSettingsError, RootBusy) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -459,6 +468,8 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
         if sandbox:  # refused before grading: the zygote is not left importing torch
             discard(sandbox)
     print(summary_line(summary))
+    if published:
+        print(published)
     print(f"grades: {summary.csv_path}")
     print(f"per student: {course.autograded('<student>')}/results.json, feedback.html")
     return 1 if summary.count(STATUS_ERROR) else 0

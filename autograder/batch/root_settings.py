@@ -21,6 +21,10 @@ from autograder.batch.course import parse_time
 from autograder.results.late_policy import LatePolicy, LatePolicyError, from_table
 
 COURSE_JSON = "course.json"
+# What other commands keep under an assignment in course.json (``save`` leaves it as it is):
+# the LMS files' settings `cohort export` used, so every later command can refresh them.
+LMS = "lms"
+KEPT_BY_OTHERS = (LMS,)
 
 
 class RootSettingsError(ValueError):
@@ -103,7 +107,9 @@ def save(root: Path, assignment: str, settings: RootSettings) -> None:
     from autograder.results.result import write_atomically  # not before the zygote starts
 
     data = _read_all(root)
-    data[assignment] = {"cohort": settings.cohort or "", "due": due_text(settings.due)}
+    kept = {key: value for key, value in (data.get(assignment) or {}).items()
+            if key in KEPT_BY_OTHERS}
+    data[assignment] = {**kept, "cohort": settings.cohort or "", "due": due_text(settings.due)}
     if settings.late_policy.active:
         data[assignment]["late_policy"] = asdict(settings.late_policy)
     if settings.extensions:
@@ -168,3 +174,23 @@ def remember(root: Path, assignment: str, *, cohort: str | None = None,
     if lines or (set_due or set_cohort) and not path(root).exists():
         save(root, assignment, wanted)
     return wanted, lines
+
+
+def remembered_lms(root: Path, assignment: str) -> dict | None:
+    """The settings of the LMS files `cohort export` last wrote in ``root`` (plain data:
+    ``{"canvas": {...}, "moodle": {...}}``), or None."""
+    entry = _read_all(root).get(assignment)
+    found = entry.get(LMS) if isinstance(entry, dict) else None
+    return found if isinstance(found, dict) else None
+
+
+def remember_lms(root: Path, assignment: str, settings: dict) -> None:
+    """Keep ``settings`` (plain data) as the root's LMS file settings for ``assignment``."""
+    from autograder.results.result import write_atomically
+
+    data = _read_all(root)
+    entry = data.get(assignment) if isinstance(data.get(assignment), dict) else {}
+    if entry.get(LMS) == settings:
+        return
+    data[assignment] = {**entry, LMS: settings}
+    write_atomically(path(root), json.dumps(data, indent=2, sort_keys=True) + "\n")

@@ -107,10 +107,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read_in(course: Course, assignment: Assignment) -> Decisions:
-    """The root's decisions, with the scores entered in formgrader since read in (saved)."""
+    """The root's decisions, with the scores entered in formgrader since read in (saved) and
+    written into every output at once (issue 37: they reached the gradebook and `review
+    list`, while grades.csv, results.json and feedback.html kept the old total)."""
     decisions = Decisions.load(course.root)
+    changed = []
     for entry in import_formgrader(course, decisions, assignment=assignment):
         print(f"from formgrader: {entry.student} {entry.part} {entry.describe()}")
+        saved = load(result_path(course, entry.student))
+        if saved is not None:
+            final = rewrite_student(course, saved, decisions, assignment=assignment)
+            print(f"{entry.student}: {final.score:g}/{final.max_score:g} in results.json, "
+                  "feedback.html, grades.csv and the gradebook")
+            changed.append(entry.student)
+    if changed:
+        _publish(course, assignment, sorted(set(changed)))
     return decisions
 
 
@@ -182,7 +193,18 @@ def _decide(course: Course, decisions: Decisions, args: argparse.Namespace,
     final = rewrite_student(course, result, decisions, assignment=assignment)
     print(f"{args.student}: {final.score:g}/{final.max_score:g} in results.json, feedback.html, "
           "grades.csv and the gradebook")
+    _publish(course, assignment, [args.student])
     return 0
+
+
+def _publish(course: Course, assignment: Assignment, students: list[str]) -> None:
+    """Every copy of the grades that exists in the root (feedback copies, LMS files, the
+    report...) follows the decision before the command returns."""
+    from autograder.publish.views import publish
+
+    line = publish(course, assignment, students).line()
+    if line:
+        print(line)
 
 
 def _clear_manual_score(course: Course, result: SubmissionResult, part: str,

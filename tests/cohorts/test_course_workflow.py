@@ -254,3 +254,31 @@ def test_autograde_in_a_cohort_root_keeps_the_cohorts_due_date(round_trip):
     assert rows["a4"]["late"] == "yes"
     saved = json.loads((a.root / "autograded" / "a4" / ASSIGNMENT / "results.json").read_text())
     assert saved["extra_data"]["cohort"] == a.name and saved["extra_data"]["due"]
+
+
+def test_a_decision_after_feedback_and_export_reaches_every_copy(round_trip):
+    """Issue 37: after `review set`, the feedback copies release_feedback sends, the Canvas and
+    Moodle files, summary.md and nbgrader's export kept the old total (78 vs 80)."""
+    from autograder.batch.course import Course
+    from autograder.integrations.cohorts.feedback import feedback_page
+    from autograder.integrations.cohorts.summary import cohort_results, render_summary
+
+    a = round_trip.a
+    before = read_csv(a.root / "grades.csv")["a2"]
+    done = subprocess.run([sys.executable, "-m", "autograder", "review", "set", "a2",
+                           "stable_softmax", "13", "--note", "the axis was a slip", "--root",
+                           str(a.root)], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "also rewritten:" in done.stdout and "NOT rewritten" not in done.stdout
+    total = read_csv(a.root / "grades.csv")["a2"]["total"]
+    assert float(total) > float(before["total"])
+
+    course = Course(a.root, ASSIGNMENT)
+    copy = feedback_page(course, "a2", SPEC)
+    assert copy.read_bytes() == (course.autograded("a2") / "feedback.html").read_bytes()
+    with (a.root / canvas.FILE_NAME).open(newline="", encoding="utf-8") as handle:
+        assert {row[3]: row[5] for row in list(csv.reader(handle))[2:]}["a2"] == total
+    with (a.root / moodle.FILE_NAME).open(newline="", encoding="utf-8") as handle:
+        assert dict(list(csv.reader(handle))[1:])["a2"] == total
+    assert float(read_csv(a.root / "nbgrader-export.csv")["a2"]["score"]) == float(total)
+    assert (a.root / "summary.md").read_text() == render_summary(course, cohort_results(course), SPEC)

@@ -138,6 +138,23 @@ def test_a_formgrader_score_is_read_in_and_a_changed_part_is_flagged_not_dropped
     assert len(set(_everywhere(course, UNJUDGED).values())) == 1
 
 
+def test_a_formgrader_score_read_in_by_review_list_is_in_every_output_at_once(tmp_path):
+    """Issue 37: `review list` read a formgrader score in, while grades.csv, results.json and
+    feedback.html kept the old total until the next `autograde`."""
+    course = _build(tmp_path / "course")
+    grade_course(course, options=OPTIONS)
+    before = load(course.autograded(UNJUDGED) / RESULTS_JSON)
+    _set_manual_score_as_formgrader_does(course.root, UNJUDGED, "limitation", 7)
+    listed = _review(course.root, "list")
+    assert listed.returncode == 0, listed.stderr
+    assert f"from formgrader: {UNJUDGED} limitation scored 7 by formgrader" in listed.stdout
+    want = before.score - before.part("limitation").points + 7
+    assert _everywhere(course, UNJUDGED) == dict.fromkeys(
+        ("results.json", "grades.csv", "nbgrader export"), want)
+    page = (course.autograded(UNJUDGED) / "feedback.html").read_text(encoding="utf-8")
+    assert "scored 7 by formgrader" in page
+
+
 def test_review_refuses_what_it_cannot_record_in_one_line(tmp_path):
     course = _build(tmp_path / "course")
     nothing = _review(course.root, "list")

@@ -63,3 +63,18 @@ def write_feedback(course: Course, assignment: Assignment) -> list[Path]:
         _copy_or_keep(submitted / SECRET_TXT, folder / SECRET_TXT, secrets.token_hex(64))
         written.append(page)
     return written
+
+
+def refresh_pages(course: Course, assignment: Assignment, students: list[str]) -> list[Path]:
+    """Rewrite the pages of ``students`` that ``write_feedback`` laid out before, from their
+    current ``feedback.html`` (their timestamp and secret stay as they are); return them."""
+    refreshed = []
+    for student in students:
+        page = feedback_page(course, student, assignment)
+        report = course.autograded(student) / FEEDBACK_HTML
+        if page.is_file() and report.is_file():
+            text = report.read_text(encoding="utf-8")
+            if page.read_text(encoding="utf-8") != text:
+                write_atomically(page, text)
+            refreshed.append(page)
+    return refreshed

@@ -353,29 +353,32 @@ class ExportFiles:
 def export(cohort: Cohort) -> ExportFiles:
     """nbgrader's own export from the gradebook, next to our grades.csv, a summary, and the
     Canvas and Moodle grade files (from the same numbers as grades.csv)."""
+    from autograder.batch.root_settings import remember_lms
     from autograder.integrations.cohorts.summary import cohort_results, write_summary
-    from autograder.integrations.lms import canvas, checks, moodle
-    from autograder.integrations.lms.grades import split
+    from autograder.integrations.lms import checks
+    from autograder.integrations.lms.files import settings_data, write_files
+    from autograder.publish.views import NBGRADER_EXPORT
 
     course = require_graded(cohort)
     assignment = cohort.bundle()
     _read_in_formgrader(course, assignment)  # a score entered there since: in every file below
-    target = cohort.root / "nbgrader-export.csv"
+    target = cohort.root / NBGRADER_EXPORT
     nbgrader(cohort, "export", "--to", str(target))
     results = cohort_results(course)
-    grades, left_out = split(results, course.students())
-    exported = {grade.student for grade in grades}
+    # Kept in the root, so every later command that changes a grade rewrites these files.
+    remember_lms(course.root, course.assignment, settings_data(cohort.canvas, cohort.moodle))
+    lms = write_files(course, cohort.canvas, cohort.moodle, assignment.total_points)
+    exported = {grade.student for grade in lms.grades}
     return ExportFiles(
         grades=course.grades_csv(),
         nbgrader=target,
         summary=write_summary(course, assignment),
-        canvas=canvas.write(cohort.root / canvas.FILE_NAME, grades, cohort.canvas,
-                            assignment.total_points),
-        moodle=moodle.write(cohort.root / moodle.FILE_NAME, grades, cohort.moodle),
-        left_out=left_out,
+        canvas=lms.canvas,
+        moodle=lms.moodle,
+        left_out=lms.left_out,
         to_review=sorted(r.student for r in results if r.needs_review and r.student in exported),
-        warnings=checks.warnings(grades, cohort.canvas, cohort.moodle, assignment.total_points,
-                                 cohort.moodle_download.roster),
+        warnings=checks.warnings(lms.grades, cohort.canvas, cohort.moodle,
+                                 assignment.total_points, cohort.moodle_download.roster),
     )
 
 
@@ -383,6 +386,7 @@ def _read_in_formgrader(course: Course, assignment: Assignment) -> None:
     """Scores a TA entered in formgrader since the last run become decisions, written into
     results.json, feedback.html, grades.csv and the gradebook before anything is exported, so
     the files of one export never show two numbers for one student."""
+    from autograder.integrations.cohorts.feedback import refresh_pages
     from autograder.results.decisions import DecisionError, Decisions
     from autograder.results.result import load
     from autograder.review.outputs import import_formgrader, result_path, rewrite_student
@@ -393,5 +397,6 @@ def _read_in_formgrader(course: Course, assignment: Assignment) -> None:
             saved = load(result_path(course, entry.student))
             if saved is not None:
                 rewrite_student(course, saved, decisions, assignment=assignment)
+                refresh_pages(course, assignment, [entry.student])
     except DecisionError as error:
         raise WorkflowError(str(error)) from None

@@ -1,0 +1,112 @@
+"""``publish``: rewrite every copy of a course root's grades that exists (see the package).
+
+A copy is only rewritten where it already exists: a root nobody exported has no LMS files
+to refresh, and ``publish`` makes none. A copy that exists but cannot be rewritten (LMS
+files written before their settings were kept in course.json) is named, with the one
+command that refreshes it: never silently left stale.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from autograder.batch import root_settings
+from autograder.batch.course import Course
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
+
+NBGRADER_EXPORT = "nbgrader-export.csv"
+
+
+@dataclass
+class Published:
+    """What ``publish`` rewrote, and what exists but could not be (each with how to fix)."""
+
+    views: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        """One line for the command's output ("" when there was nothing to rewrite)."""
+        said = f"also rewritten: {', '.join(self.views)}" if self.views else ""
+        if self.stale:
+            said += ("; " if said else "") + "NOT rewritten: " + "; ".join(self.stale)
+        return said
+
+
+def publish(course: Course, assignment: Assignment, students: Iterable[str] = ()) -> Published:
+    """Rewrite the copies of ``students``' feedback pages and every course-wide copy (LMS
+    files, summary.md, nbgrader's export, the report) that exists in the root."""
+    done = Published()
+    _feedback_copies(course, assignment, list(students), done)
+    _lms_files(course, assignment, done)
+    _nbgrader_export(course, done)
+    _report(course, assignment, done)
+    return done
+
+
+def _feedback_copies(course: Course, assignment: Assignment, students: list[str],
+                     done: Published) -> None:
+    from autograder.integrations.cohorts.feedback import refresh_pages
+
+    refreshed = refresh_pages(course, assignment, students)
+    if refreshed:
+        done.views.append(f"{len(refreshed)} feedback cop{'y' if len(refreshed) == 1 else 'ies'}"
+                          " for release_feedback")
+
+
+def _lms_files(course: Course, assignment: Assignment, done: Published) -> None:
+    from autograder.integrations.cohorts.summary import SUMMARY_MD, write_summary
+    from autograder.integrations.lms.files import FILE_NAMES, settings_from, write_files
+
+    if (course.root / SUMMARY_MD).is_file():
+        write_summary(course, assignment)
+        done.views.append(SUMMARY_MD)
+    existing = [name for name in FILE_NAMES if (course.root / name).is_file()]
+    if not existing:
+        return
+    data = root_settings.remembered_lms(course.root, course.assignment)
+    try:
+        canvas, moodle = settings_from(data or {})
+    except (KeyError, TypeError, ValueError):
+        done.stale.append(f"{' and '.join(existing)} (written by an earlier version: run "
+                          "`cohort export` once to refresh them)")
+        return
+    write_files(course, canvas, moodle, assignment.total_points)
+    done.views += list(FILE_NAMES)
+
+
+def _nbgrader_export(course: Course, done: Published) -> None:
+    """nbgrader's own export, where one was written at the root (the demo, `cohort export`)."""
+    from autograder.authoring.release import nbgrader_env
+
+    target = course.root / NBGRADER_EXPORT
+    if not target.is_file() or not course.gradebook_db().is_file():
+        return
+    ran = subprocess.run([sys.executable, "-m", "nbgrader", "export",
+                          f"--CourseDirectory.root={course.root}", "--to", str(target),
+                          "--log-level=ERROR"], env=nbgrader_env(), capture_output=True,
+                         text=True, timeout=300, check=False)
+    if ran.returncode == 0:
+        done.views.append(NBGRADER_EXPORT)
+    else:
+        done.stale.append(f"{NBGRADER_EXPORT} (nbgrader export failed: "
+                          f"{(ran.stderr.strip().splitlines() or ['no message'])[-1]})")
+
+
+def _report(course: Course, assignment: Assignment, done: Published) -> None:
+    """The instructor's report, where one was written in its default place."""
+    from autograder.report.build import REPORT_DIR, build_report, save_report
+    from autograder.report.loading import load_course
+
+    folder = course.root / REPORT_DIR
+    if not (folder / "report.html").is_file():
+        return
+    cohort = root_settings.load(course.root, course.assignment).cohort
+    save_report(build_report(load_course(course.root, course.assignment), assignment, cohort),
+                folder)
+    done.views.append(f"{REPORT_DIR}/report.html")
