@@ -432,3 +432,35 @@ def test_an_ungradable_student_has_no_score_in_nbgrader_export(course):
     # a run that grades s002 again (fixed) writes it back in full
     assert gradebook.record(course, [result("s002", lose=3)], assignment=SPEC) == 1
     assert float(nbgrader_export(course)["s002"]["score"]) == 97.0
+
+
+def test_formgrader_gets_the_due_date_the_extensions_and_the_whole_review_queue(course):
+    """Issue 37: `autograde --due` never reached the gradebook (nbgrader export's `duedate` was
+    empty), an extended student looked late there, and of the submissions sent to review only
+    those with a part in review were flagged (`needs_manual_grade`)."""
+    from datetime import UTC, datetime, timedelta
+
+    from nbgrader.api import Gradebook
+
+    from autograder.batch import root_settings
+
+    due = datetime(2026, 12, 14, 23, 59, tzinfo=UTC)
+    root_settings.save(course.root, SPEC.name, root_settings.RootSettings(due=due))
+    on_time, extended, reached_out, one_part = (result(s) for s in ("s1", "s2", "s3", "s4"))
+    for graded in (on_time, reached_out, one_part):
+        graded.due = "2026-12-14 23:59:00 UTC"
+    extended.due = "2026-12-17 23:59:00 UTC"
+    reached_out.needs_review = True  # for no part of its own (its code read a grader file)
+    one_part.needs_review = one_part.parts[-1].needs_review = True
+    assert gradebook.record(course, [on_time, extended, reached_out, one_part],
+                            assignment=SPEC) == 4
+
+    with Gradebook(course.db_url) as book:
+        assert book.find_assignment(SPEC.name).duedate == due.replace(tzinfo=None)
+        extensions = {s: book.find_submission(SPEC.name, s).extension for s in ("s1", "s2")}
+        flags = {s: [grade.needs_manual_grade for grade in
+                     book.find_submission_notebook(SPEC.name, SPEC.name, s).grades]
+                 for s in ("s1", "s3", "s4")}
+    assert extensions == {"s1": None, "s2": timedelta(days=3)}
+    assert not any(flags["s1"]) and all(flags["s3"]) and sum(flags["s4"]) == 1
+    assert {row["duedate"] for row in nbgrader_export(course).values()} == {"2026-12-14 23:59:00"}

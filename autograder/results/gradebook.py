@@ -18,7 +18,7 @@ import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -206,7 +206,8 @@ class _NewRows:
 
     def submission(self, student: str, scores: dict[str, tuple[float, bool]],
                    manual: dict[str, tuple[float | None, object]],
-                   timestamp: datetime | None = None, penalty: float = 0.0) -> None:
+                   timestamp: datetime | None = None, penalty: float = 0.0,
+                   extension: timedelta | None = None) -> None:
         """``scores``: cell id -> (points, needs review) of the parts that have a result;
         ``manual``: cell id -> (auto score when a person decided, manual score) (``_manual``);
         ``timestamp``: ``submitted_timestamp``; ``penalty``: our late penalty (nbgrader's
@@ -214,7 +215,7 @@ class _NewRows:
         from nbgrader.api import Comment, Grade, SubmittedAssignment, SubmittedNotebook
 
         submission = self.add(SubmittedAssignment, assignment_id=self.assignment.id,
-                              student_id=student, timestamp=timestamp)
+                              student_id=student, timestamp=timestamp, extension=extension)
         for notebook in self.assignment.notebooks:
             submitted = self.add(SubmittedNotebook, assignment_id=submission,
                                  notebook_id=notebook.id,
@@ -274,9 +275,13 @@ def submitted_timestamp(folder: Path) -> datetime | None:
 def _write(session: Session, assignment_name: str, notebook: str,
            results: Iterable[SubmissionResult], bundle: Bundle,
            decisions: Decisions | None = None,
-           timestamps: dict[str, datetime | None] | None = None) -> int:
+           timestamps: dict[str, datetime | None] | None = None,
+           due: datetime | None = None) -> int:
     """Add ``results`` to the session, uncommitted; returns how many submissions they are.
     ``timestamps``: student -> ``SubmittedAssignment.timestamp`` (None where not given).
+    ``due``: the course's due date (``Assignment.duedate``, naive UTC as nbgrader keeps it; an
+    extended student's own due date is their ``SubmittedAssignment.extension`` beyond it), so
+    formgrader and ``nbgrader export`` show the lateness we graded by.
 
     What is there is read up front, a query each (the assignment with its notebooks and cells,
     all student ids, this assignment's submissions and their grades), not a query per student;
@@ -288,13 +293,19 @@ def _write(session: Session, assignment_name: str, notebook: str,
 
     timestamps = timestamps or {}
     assignment = session.scalars(select(Assignment).where(Assignment.name == assignment_name)).one()
+    if due is not None or assignment.duedate is not None:
+        assignment.duedate = _naive_utc(due)
     [cells] = [{cell.name: cell.id for cell in nb.grade_cells}
                for nb in assignment.notebooks if nb.name == notebook]
     students = set(session.scalars(select(Student.id)))
     submitted = {student: (row_id, timestamp) for student, row_id, timestamp in session.execute(
         select(SubmittedAssignment.student_id, SubmittedAssignment.id, SubmittedAssignment.timestamp)
         .where(SubmittedAssignment.assignment_id == assignment.id))}
+    extended = dict(session.execute(
+        select(SubmittedAssignment.student_id, SubmittedAssignment.extension)
+        .where(SubmittedAssignment.assignment_id == assignment.id)).all())
     moved: list[dict] = []  # submissions whose timestamp.txt changed (a resubmission)
+    new_extensions: list[dict] = []  # submissions whose extension changed
     penalties: dict[str, float] = {}  # student -> late penalty, for submissions already there
     grades: dict[tuple[str, str], Grade] = {  # (student, cell id) -> grade
         (student, grade.cell_id): grade
@@ -315,7 +326,13 @@ def _write(session: Session, assignment_name: str, notebook: str,
     for result in latest.values():
         if result.status != STATUS_GRADED:
             continue
-        scores = {cells[bundle.part(part.part).grade_cell]: (part.points, part.needs_review)
+        # Formgrader lists a submission for a person by its grades' needs_manual_grade: a
+        # submission sent to review for no part of its own (code that reached out, a copied
+        # evidence file, an unknown submission time) has every part flagged, so a TA who
+        # lives in formgrader sees the whole review queue, not only the parts in it.
+        whole = result.needs_review and not any(part.needs_review for part in result.parts)
+        scores = {cells[bundle.part(part.part).grade_cell]: (part.points,
+                                                             part.needs_review or whole)
                   for part in result.parts}
         manual = {cells[bundle.part(part.part).grade_cell]: _manual(part, decisions, result.student)
                   for part in result.parts}
@@ -323,13 +340,17 @@ def _write(session: Session, assignment_name: str, notebook: str,
             new.add(Student, id=result.student)
             students.add(result.student)
         timestamp = timestamps.get(result.student)
+        extension = _extension(result, due)
         if result.student not in submitted:
-            new.submission(result.student, scores, manual, timestamp, result.late_penalty)
+            new.submission(result.student, scores, manual, timestamp, result.late_penalty,
+                           extension)
             submitted[result.student] = ("", timestamp)
         else:
             row_id, before = submitted[result.student]
             if before != timestamp and row_id:
                 moved.append({"id": row_id, "timestamp": timestamp})
+            if extended.get(result.student) != extension and row_id:
+                new_extensions.append({"id": row_id, "extension": extension})
             penalties[result.student] = result.late_penalty
             for cell_id, (points, review) in scores.items():
                 grade = grades[result.student, cell_id]
@@ -341,8 +362,32 @@ def _write(session: Session, assignment_name: str, notebook: str,
     new.insert(session)
     if moved:  # by primary key, one executemany
         session.execute(update(SubmittedAssignment), moved)
+    if new_extensions:
+        session.execute(update(SubmittedAssignment), new_extensions)
     _set_penalties(session, assignment, penalties)
     return sum(result.status == STATUS_GRADED for result in results)
+
+
+def _naive_utc(moment: datetime | None) -> datetime | None:
+    """As nbgrader stores times: naive, in UTC."""
+    if moment is None:
+        return None
+    return (moment.astimezone(UTC) if moment.tzinfo else moment).replace(tzinfo=None)
+
+
+def _extension(result: SubmissionResult, due: datetime | None) -> timedelta | None:
+    """How far the due date ``result`` was judged against lies beyond the course's (its
+    student's extension), or None."""
+    from autograder.batch.course import parse_time
+
+    if due is None or not result.due:
+        return None
+    try:
+        own = parse_time(result.due)
+    except (ValueError, OverflowError):
+        return None
+    beyond = own - (due if due.tzinfo else due.replace(tzinfo=UTC))
+    return beyond if beyond > timedelta(0) else None
 
 
 def _set_penalties(session: Session, assignment: Assignment, penalties: dict[str, float]) -> None:
@@ -452,6 +497,7 @@ def record(course: Course, results: Iterable[SubmissionResult], notebook: str | 
     formgrader: the root's nbgrader_config.py turns its Autograde button off
     (``autograder.results.formgrader``) and a result without a current graded notebook gets one.
     """
+    from autograder.batch import root_settings
     from autograder.results import formgrader, graded_notebook
 
     notebook = notebook or course.assignment
@@ -461,9 +507,13 @@ def record(course: Course, results: Iterable[SubmissionResult], notebook: str | 
     try:
         timestamps = {result.student: submitted_timestamp(course.submitted(result.student))
                       for result in results}
+        try:
+            due = root_settings.load(course.root, course.assignment).due
+        except root_settings.RootSettingsError as error:
+            raise GradebookError(str(error)) from None
         with _no_cyclic_gc():
             written = _write(gradebook.db, course.assignment, notebook, results, assignment,
-                             decisions, timestamps)
+                             decisions, timestamps, due)
             gradebook.db.commit()
     except Exception as error:
         gradebook.db.rollback()
