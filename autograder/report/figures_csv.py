@@ -46,14 +46,15 @@ def scores_rows(results: Sequence[SubmissionResult], timing: Sequence[Timing],
     (``parts``: the assignment's, in its order)."""
     hours = {t.student: t.hours_from_due for t in timing}
     parts = list(parts)
-    header = ["student", "status", "total", "max_score", *parts, "late", "submitted_at",
-              "hours_from_due", "needs_review"]
+    header = ["student", "status", "total", "max_score", *parts, "late", "late_penalty",
+              "submitted_at", "hours_from_due", "needs_review"]
     rows = []
     for r in results:
         points = {p.part: f"{p.points:g}" for p in r.parts}
         rows.append([r.student, r.status, f"{r.score:g}", f"{r.max_score:g}",
-                     *(points.get(p, "") for p in parts), r.late_label, r.submitted_at,
-                     _number(hours.get(r.student), 2), "yes" if r.needs_review else "no"])
+                     *(points.get(p, "") for p in parts), r.late_label, f"{r.late_penalty:g}",
+                     r.submitted_at, _number(hours.get(r.student), 2),
+                     "yes" if r.needs_review else "no"])
     return header, rows
 
 
@@ -90,9 +91,9 @@ def write_all(out_dir: Path, *, results: Sequence[SubmissionResult], parts: Sequ
                              ["list", "student", "status", "reason", "details"], review_rows))
     written.append(write_csv(
         out_dir / "submission_times.csv",
-        ["student", "submitted_at", "due", "late", "hours_from_due", "note"],
-        ([t.student, t.submitted_at, t.due, t.late, _number(t.hours_from_due, 2), t.note]
-         for t in timing)))
+        ["student", "submitted_at", "due", "late", "hours_from_due", "late_penalty", "note"],
+        ([t.student, t.submitted_at, t.due, t.late, _number(t.hours_from_due, 2),
+          f"{t.penalty:g}", t.note] for t in timing)))
     written.append(write_csv(
         out_dir / "similarity.csv",
         ["student_a", "student_b", "coverage_a", "coverage_b", "score", "shared_tokens",

@@ -274,6 +274,8 @@ class Timing:
     late: str  # yes | no | unknown
     hours_from_due: float | None  # positive: after the due date
     note: str = ""
+    penalty: float = 0.0  # points the course's late policy took off the total
+    policy: str = ""  # the late policy in words ("" = none was applied)
 
 
 def _moment(text: str) -> datetime | None:
@@ -292,5 +294,5 @@ def timings(results: Sequence[SubmissionResult]) -> list[Timing]:
         note = next((n for n in [*result.notes, *getattr(result, "ta_notes", [])]
                      if n.startswith(("no submission time", NOT_JUDGED))), "")
         out.append(Timing(result.student, result.submitted_at, result.due, result.late_label,
-                          hours, note))
+                          hours, note, result.late_penalty, result.late_policy))
     return out

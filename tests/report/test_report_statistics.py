@@ -156,3 +156,38 @@ def test_review_details_do_not_repeat_the_reason():
                                                                    needs_review=True)])
     (entry,) = statistics.review_lists([looped]).needs_review
     assert entry.reason == note and note not in entry.details
+
+
+def test_a_late_policy_is_stated_and_each_penalty_shown_in_the_report_and_its_csvs(tmp_path):
+    """Issue 37: after a late policy took points off, the report still said "Flagged, not
+    penalised." and neither its table nor its CSVs had a penalty column."""
+    import csv
+
+    from autograder.report import figures_csv
+
+    penalised = SubmissionResult("p", SPEC.name, STATUS_GRADED,
+                                 parts=[PartResult(PART, 10, 10), PartResult(OTHER, 20, 20)],
+                                 submitted_at="2026-12-16 01:59:00 UTC",
+                                 due="2026-12-14 23:59:00 UTC", late=True,
+                                 late_policy="10% of the maximum per started day late",
+                                 late_penalty=6.0)
+    (timing,) = statistics.timings([penalised])
+    assert (timing.penalty, timing.policy) == (6.0, penalised.late_policy)
+    header, rows = figures_csv.scores_rows([penalised], [timing], [PART, OTHER])
+    row = dict(zip(header, rows[0], strict=True))
+    assert (row["total"], row["late_penalty"]) == ("24", "6")
+    figures_csv.write_csv(tmp_path / "t.csv", *figures_csv.scores_rows([penalised], [timing],
+                                                                        [PART, OTHER]))
+    assert next(csv.DictReader((tmp_path / "t.csv").open()))["late_penalty"] == "6"
+
+    root = tmp_path / "course"
+    (root / "submitted" / "p" / SPEC.name).mkdir(parents=True)
+    save(penalised, root / "autograded" / "p" / SPEC.name / "results.json")
+    from autograder.report.build import build_report
+    from autograder.report.loading import load_course
+    from autograder.report.render import render_html
+
+    page = render_html(build_report(load_course(root, SPEC.name), SPEC, None))
+    assert "Flagged, not penalised" not in page
+    assert f"Penalised by the course's late policy ({penalised.late_policy})" in page
+    assert "<th class=\"num\">penalty</th>" in page and "−6</td>" in page
