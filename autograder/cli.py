@@ -57,6 +57,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "autograder.integrations.gradescope.run",
         "grade one submission with Gradescope's run_autograder paths",
     ),
+    "status": (
+        "autograder.publish.status",
+        "what a course root holds: graded, to review and why, settings, each output's state",
+    ),
     "sync-solutions": (
         "autograder.authoring.sync",
         "copy an assignment's reference and points into its source notebook (instructors)",

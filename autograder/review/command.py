@@ -142,6 +142,8 @@ def _list(course: Course, decisions: Decisions, assignment: Assignment) -> int:
     for result in flagged:
         print(f"{result.student}: {result.score:g}/{result.max_score:g}"
               + (f" ({result.reason})" if result.reason else ""))
+        for note in result.ta_notes:  # an integrity finding grades.csv states (copied evidence)
+            print(f"  for TAs: {note}")
         for part in result.parts:
             if part.needs_review:
                 print(f"  {part.part}: {part.points:g}/{part.max_points:g} provisional")

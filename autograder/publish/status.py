@@ -1,0 +1,171 @@
+"""What a course root holds, at a glance (TAs): graded, waiting for a person and why, the
+course's settings, and each output with when it was written and whether it is current.
+
+An output is current when it is at least as new as the grades it shows: the newest saved
+result, decision and setting of the root. One that is older names the command that brings
+it up to date (every command that changes a grade already does: this is how to check).
+
+examples:
+  python -m autograder status
+  python -m autograder status --root ~/courses/dl-2026-fall-a
+  python -m autograder status --root ~/courses/dl-2026-fall-a --assignment hw3
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from autograder.assignments.arguments import add_assignment_arguments, assignment_in_root
+from autograder.batch import root_settings
+from autograder.batch.course import AUTOGRADED, FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.results.result import STATUS_ERROR, STATUS_GRADED, SubmissionResult
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
+
+
+class StatusError(ValueError):
+    """Nothing to show: one line saying why and what to run."""
+
+
+@dataclass(frozen=True)
+class Output:
+    """One output of the root: its name, when it was written, and whether it is current."""
+
+    name: str
+    written: datetime
+    current: bool
+    fix: str = ""  # the command that refreshes it, when it is not current
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("--root", type=Path, default=Path.cwd(),
+                        help="nbgrader course root (default: the current directory)")
+    add_assignment_arguments(parser, positional=False, optional=True,
+                             when_left_out="the course root's one assignment")
+
+
+def run(args: argparse.Namespace) -> int:
+    root = args.root.resolve()
+    try:
+        if not (root / AUTOGRADED).is_dir():
+            raise StatusError(f"nothing graded in {root}: run `python -m autograder autograde` "
+                              "there first, or pass --root <the course root>")
+        assignment = assignment_in_root(args, root)
+        for line in status_lines(Course(root, assignment.name), assignment):
+            print(line)
+    except (StatusError, root_settings.RootSettingsError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _mtime(path: Path) -> datetime | None:
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    except OSError:
+        return None
+
+
+def _when(moment: datetime) -> str:
+    return f"{moment:%Y-%m-%d %H:%M:%S} UTC"
+
+
+def record_time(course: Course) -> datetime | None:
+    """When the grades of the root last changed: its newest results.json, decisions.json or
+    course.json."""
+    from autograder.results.decisions import DECISIONS_JSON
+
+    paths = [course.autograded(student) / RESULTS_JSON for student in course.students()]
+    paths += [course.root / DECISIONS_JSON, root_settings.path(course.root)]
+    times = [moment for moment in map(_mtime, paths) if moment is not None]
+    return max(times, default=None)
+
+
+def outputs(course: Course, assignment: Assignment) -> list[Output]:
+    """Every output of the root that exists, oldest first."""
+    from autograder.integrations.cohorts.feedback import feedback_page
+    from autograder.integrations.cohorts.summary import SUMMARY_MD
+    from autograder.integrations.lms.files import FILE_NAMES
+    from autograder.publish.views import NBGRADER_EXPORT
+    from autograder.report.build import REPORT_DIR
+
+    newest = record_time(course)
+    found: list[Output] = []
+
+    def add(name: str, path: Path, fix: str, since: datetime | None = newest) -> None:
+        written = _mtime(path)
+        if written is not None:
+            current = since is None or written >= since
+            found.append(Output(name, written, current, "" if current else fix))
+
+    regrade = f"python -m autograder autograde --root {course.root}"
+    add("grades.csv", course.grades_csv(), regrade)
+    add("gradebook.db", course.gradebook_db(), regrade)
+    for name in (*FILE_NAMES, SUMMARY_MD):
+        add(name, course.root / name, "python -m autograder cohort export <cohort>")
+    add(NBGRADER_EXPORT, course.root / NBGRADER_EXPORT,
+        f"nbgrader export --to {NBGRADER_EXPORT} (in the course root)")
+    add(f"{REPORT_DIR}/report.html", course.root / REPORT_DIR / "report.html",
+        f"python -m autograder report --root {course.root}")
+    copies = [(student, feedback_page(course, student, assignment)) for student in course.students()]
+    copies = [(student, page) for student, page in copies if page.is_file()]
+    if copies:
+        never = datetime.min.replace(tzinfo=UTC)
+        stale = [student for student, page in copies
+                 if (_mtime(page) or never) < (_mtime(course.autograded(student) / FEEDBACK_HTML)
+                                               or never)]
+        oldest = min(_mtime(page) or never for _, page in copies)
+        found.append(Output(f"feedback copies ({len(copies)}, for release_feedback)", oldest,
+                            not stale, f"python -m autograder cohort feedback <cohort> (stale: "
+                            f"{', '.join(stale[:5])}{', ...' if len(stale) > 5 else ''})"
+                            if stale else ""))
+    return sorted(found, key=lambda output: output.written)
+
+
+def status_lines(course: Course, assignment: Assignment) -> list[str]:
+    """What ``status`` prints for ``course``."""
+    from autograder.review.outputs import saved_results
+
+    settings = root_settings.load(course.root, course.assignment)
+    students = course.students()
+    results = {result.student: result for result in saved_results(course)}
+    graded = [results[s] for s in students if s in results]
+    waiting = [s for s in students if s not in results or results[s].status == STATUS_ERROR]
+    lines = [f"course root {course.root}: {assignment.name}",
+             f"settings: {root_settings.shown(settings)}"]
+    by_status: dict[str, int] = {}
+    for result in graded:
+        by_status[result.status] = by_status.get(result.status, 0) + 1
+    counts = ", ".join(f"{count} {status}" for status, count in sorted(by_status.items()))
+    lines.append(f"submissions: {len(students)} ({counts or 'none graded'})")
+    if waiting:
+        lines.append(f"  not graded yet: {', '.join(waiting[:10])}"
+                     f"{', ...' if len(waiting) > 10 else ''} (run autograde: it grades what has "
+                     "no result)")
+    review = [result for result in graded if result.needs_review]
+    lines.append(f"to review: {len(review)}")
+    lines += [line for result in review for line in _review_lines(result)]
+    lines.append("outputs (oldest first):")
+    for output in outputs(course, assignment):
+        state = "current" if output.current else f"STALE: {output.fix}"
+        lines.append(f"  {output.name:<44} {_when(output.written)}  {state}")
+    return lines
+
+
+def _review_lines(result: SubmissionResult) -> list[str]:
+    """Why ``result`` waits for a person: its reason, the parts in review and what only TAs
+    read (an integrity finding, such as whose inputs a copied evidence file holds)."""
+    lines = [f"  {result.student}: {result.score:g}/{result.max_score:g}"
+             + ("" if result.status == STATUS_GRADED else f" ({result.status})")
+             + (f": {result.reason}" if result.reason else "")]
+    lines += [f"    {part.part}: provisional ({part.points:g}/{part.max_points:g})"
+              for part in result.parts if part.needs_review]
+    lines += [f"    for TAs: {note}" for note in result.ta_notes]
+    return lines

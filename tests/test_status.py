@@ -1,0 +1,67 @@
+"""`status`: what a course root holds, and which of its outputs are older than its grades
+(issue 37). Results saved as the grader saves them; outputs' ages set by hand."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.batch.course import RESULTS_JSON, Course
+from autograder.results import grades_csv
+from autograder.results.result import STATUS_GRADED, PartResult, SubmissionResult, save
+from tests.support.cli import one_line_error
+from tests.support.h2 import SPEC
+
+
+def _status(root: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder", "status", "--root", str(root)],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def _result(student: str, **extra: object) -> SubmissionResult:
+    parts = [PartResult(part.name, part.points, part.points) for part in SPEC.parts]
+    return SubmissionResult(student, SPEC.name, STATUS_GRADED, parts=parts, **extra)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    course = Course(tmp_path / "course", SPEC.name)
+    results = [_result("s1"), _result("s2", needs_review=True, reason="a person will check",
+                                      ta_notes=["the evidence file holds s1's inputs"])]
+    for result in results:
+        (course.submitted(result.student)).mkdir(parents=True)
+        save(result, course.autograded(result.student) / RESULTS_JSON)
+    (course.submitted("s3")).mkdir(parents=True)  # submitted, not graded yet
+    grades_csv.write(results, course.grades_csv(), SPEC)
+    return course.root
+
+
+def test_status_says_what_is_graded_and_what_waits_for_a_person_and_why(root):
+    shown = _status(root)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert "submissions: 3 (2 graded)" in lines
+    assert any(line.startswith("  not graded yet: s3") for line in lines)
+    assert "to review: 1" in lines
+    assert "  s2: 100/100: a person will check" in lines
+    assert "    for TAs: the evidence file holds s1's inputs" in lines  # review list hid it
+    assert any(line.startswith("  grades.csv") and line.endswith("current") for line in lines)
+
+
+def test_an_output_older_than_the_grades_is_named_stale_with_its_command(root):
+    report = root / "report" / "report.html"
+    report.parent.mkdir()
+    report.write_text("<html></html>")
+    old = (root / "grades.csv").stat().st_mtime - 3600
+    os.utime(report, (old, old))
+    (line,) = [line for line in _status(root).stdout.splitlines() if "report.html" in line]
+    assert "STALE: python -m autograder report --root" in line
+
+
+def test_a_root_with_nothing_graded_is_one_line(tmp_path):
+    line = one_line_error(_status(tmp_path))
+    assert "nothing graded in" in line and "autograde" in line
