@@ -116,12 +116,16 @@ def find_notebook(folder: Path, assignment: Assignment) -> Path | None:
 
 def part_text(part: PartResult, to_judge: str = "", evidence_file: str = "") -> str:
     """A check cell's output: the machine's points and messages for the part (a person's
-    decision is formgrader's score box, not this text); ``to_judge``: the text a person
-    must read, from the student's ``evidence_file``."""
+    score is formgrader's score box; this text says a person reviewed it, so the machine's
+    "provisional" does not stand above it); ``to_judge``: the text a person must read, from
+    the student's ``evidence_file``."""
     points = part.points if part.auto_points is None else part.auto_points
     review = part.needs_review if part.auto_review is None else part.auto_review
-    lines = [f"h2-grader (sandboxed): {points:g}/{part.max_points:g} for {part.part}"
-             + (", provisional: a person must review this part" if review else "")]
+    if part.auto_points is not None:  # a person's score stands (formgrader's score box)
+        state = f", reviewed by a person since: {part.decided}" if part.decided else ""
+    else:
+        state = ", provisional: a person must review this part" if review else ""
+    lines = [f"h2-grader (sandboxed): {points:g}/{part.max_points:g} for {part.part}" + state]
     lines += [f"  - {message}" for message in part.messages]
     lines += [f"  - likely cause: {explanation}" for explanation in part.explanations]
     if to_judge:

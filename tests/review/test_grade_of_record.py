@@ -96,6 +96,15 @@ def test_a_decision_is_the_grade_everywhere_and_survives_a_forced_regrade(tmp_pa
     assert not after.needs_review and after.part("limitation").auto_points == 4
     page = (course.autograded(UNJUDGED) / "feedback.html").read_text(encoding="utf-8")
     assert "scored 7 by ta-ann" in page and "fair point" in page
+    # The machine's "provisional" no longer stands above the review (issue 37): the page says
+    # what the grader said came before it, and formgrader's check cell says it was reviewed.
+    assert "What the grader said before a person reviewed this part" in page
+    from autograder.results import graded_notebook
+
+    cells = json.loads(graded_notebook.path(course, UNJUDGED).read_text())["cells"]
+    shown = "".join(out.get("text", "") for cell in cells for out in cell.get("outputs", []))
+    assert "limitation, reviewed by a person since: scored 7 by ta-ann" in shown
+    assert "for limitation, provisional" not in shown
     assert _grades_csv(course)[UNJUDGED]["needs_review"] == "no"
 
     grade_course(course, options=replace(OPTIONS, force=True))
