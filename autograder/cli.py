@@ -37,6 +37,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "autograder.integrations.cohorts.command",
         "per-cohort workflow: release, collect, grade, feedback, export",
     ),
+    "export": (
+        "autograder.publish.export",
+        "a graded root's grades for Canvas and Moodle, nbgrader's export and feedback pages (TAs)",
+    ),
     "gradescope": (
         "autograder.integrations.gradescope.command",
         "build autograder.zip for Gradescope (setup.sh, run_autograder, the grader)",

@@ -184,7 +184,7 @@ def test_review_refuses_what_it_cannot_record_in_one_line(tmp_path):
 def test_cohort_export_reads_a_formgrader_score_in_before_it_exports(tmp_path):
     """`cohort export` right after a TA scored in formgrader (no autograde in between) wrote
     the old total to grades.csv and the LMS files beside nbgrader export's new one."""
-    from autograder.integrations.cohorts.workflow import _read_in_formgrader
+    from autograder.publish.export import read_in_formgrader as _read_in_formgrader
 
     course = _build(tmp_path / "course")
     grade_course(course, options=OPTIONS)
@@ -193,3 +193,37 @@ def test_cohort_export_reads_a_formgrader_score_in_before_it_exports(tmp_path):
     scores = _everywhere(course, UNJUDGED)
     assert len(set(scores.values())) == 1, scores
     assert load(course.autograded(UNJUDGED) / RESULTS_JSON).part("limitation").points == 8
+
+
+def test_a_plain_root_reaches_the_lms_and_its_files_follow_a_later_decision(tmp_path):
+    """Issue 37: `cohort export demo-2026` said there was no such cohort for a root graded with
+    `autograde --root`; feedback copies and LMS files needed a cohorts.toml entry."""
+    course = _build(tmp_path / "course")
+    grade_course(course, options=OPTIONS)
+    exported = subprocess.run([sys.executable, "-m", "autograder", "export", "--root",
+                               str(course.root), "--canvas-assignment-name", "HW 2",
+                               "--moodle-identifier", "email"],
+                              capture_output=True, text=True, timeout=300)
+    assert exported.returncode == 0, exported.stderr
+    assert "canvas: " in exported.stdout and "2 feedback pages" in exported.stdout
+
+    def lms_totals() -> tuple[dict[str, str], dict[str, str]]:
+        with (course.root / "canvas-grades.csv").open(newline="", encoding="utf-8") as handle:
+            header, _, *rows = list(csv.reader(handle))
+        assert header[-1] == "HW 2"
+        with (course.root / "moodle-grades.csv").open(newline="", encoding="utf-8") as handle:
+            moodle_header, *moodle_rows = list(csv.reader(handle))
+        assert moodle_header[0] == "email"
+        return {row[3]: row[-1] for row in rows}, dict(moodle_rows)
+
+    totals = {student: row["total"] for student, row in _grades_csv(course).items()}
+    assert lms_totals() == (totals, totals)
+    page = course.feedback(UNJUDGED) / f"{SPEC.notebook.removesuffix('.ipynb')}.html"
+    assert page.read_bytes() == (course.autograded(UNJUDGED) / "feedback.html").read_bytes()
+
+    decided = _review(course.root, "set", UNJUDGED, "limitation", "8")
+    assert decided.returncode == 0, decided.stderr
+    assert "canvas-grades.csv" in decided.stdout and "NOT rewritten" not in decided.stdout
+    totals = {student: row["total"] for student, row in _grades_csv(course).items()}
+    assert lms_totals() == (totals, totals)  # the remembered columns, the new total
+    assert page.read_bytes() == (course.autograded(UNJUDGED) / "feedback.html").read_bytes()

@@ -44,6 +44,8 @@ from autograder.integrations.cohorts.config import (
     get_cohort,
     load_cohorts,
 )
+from autograder.publish.export import ExportFiles
+from autograder.publish.export import lms_lines as export_lms_lines
 from autograder.results.gradebook import GradebookError
 from autograder.sandbox.client import IsolationError
 from autograder.sandbox.uids import UidLeaseError
@@ -116,25 +118,9 @@ def list_cohorts(config: Path, **chosen: object) -> list[str]:
     return lines
 
 
-def lms_lines(cohort: Cohort, files: workflow.ExportFiles) -> list[str]:
+def lms_lines(cohort: Cohort, files: ExportFiles) -> list[str]:
     """Where the LMS files are, how to import them, and who is not in them (and why)."""
-    lines = [
-        f"canvas: {files.canvas} (Grades > Import; column {cohort.canvas.column!r}, students "
-        f"by {cohort.canvas.student_column})",
-        f"moodle: {files.moodle} (Grades > Import > CSV file, UTF-8, comma; identify users "
-        f"by mapping {cohort.moodle.identifier!r} to {cohort.moodle.identifier}, and "
-        f"{cohort.moodle.grade_item!r} to the assignment's grade item)",
-    ]
-    lines += [f"warning: {line}" for line in files.warnings or []]
-    if files.to_review:
-        lines.append(f"in them but to review first ({len(files.to_review)}, needs_review in "
-                     f"grades.csv; their points may change): {', '.join(files.to_review)}")
-    if files.left_out:
-        lines.append(f"not in the LMS files ({len(files.left_out)}: no grade to import; "
-                     "review and grade them by hand):")
-        lines += [f"  {s.student}: {s.status}" + (f" ({s.reason})" if s.reason else "")
-                  for s in files.left_out]
-    return lines
+    return export_lms_lines(cohort.canvas, cohort.moodle, files)
 
 
 def run(args: argparse.Namespace) -> int:

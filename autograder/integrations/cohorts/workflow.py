@@ -14,7 +14,6 @@ import subprocess
 import sys
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,10 +26,10 @@ from autograder.batch.root_settings import RootSettingsError, remember
 from autograder.grading.submission import content_hash
 from autograder.integrations.cohorts import archives as lms_archives
 from autograder.integrations.cohorts.config import Cohort
-from autograder.integrations.lms.grades import LeftOut
+from autograder.publish.export import ExportError, ExportFiles, export_root
 
 if TYPE_CHECKING:
-    from autograder.assignments import Assignment
+    pass
 
 NBGRADER_CONFIG = '''\
 # Written by `python -m autograder cohort release`; edit cohorts.toml instead.
@@ -336,67 +335,13 @@ def feedback(cohort: Cohort) -> list[Path]:
     return write_feedback(require_graded(cohort), cohort.bundle())
 
 
-@dataclass
-class ExportFiles:
-    grades: Path
-    nbgrader: Path
-    summary: Path
-    canvas: Path
-    moodle: Path
-    left_out: list[LeftOut]  # students with no grade to import into an LMS
-    to_review: list[str]  # in the LMS files, with a number a TA may still change
-    # Before the TA imports: grades the LMS would cut or keep above the maximum, ids it
-    # would not match (autograder.integrations.lms.checks), a line each.
-    warnings: list[str] | None = None
-
-
 def export(cohort: Cohort) -> ExportFiles:
-    """nbgrader's own export from the gradebook, next to our grades.csv, a summary, and the
-    Canvas and Moodle grade files (from the same numbers as grades.csv)."""
-    from autograder.batch.root_settings import remember_lms
-    from autograder.integrations.cohorts.summary import cohort_results, write_summary
-    from autograder.integrations.lms import checks
-    from autograder.integrations.lms.files import settings_data, write_files
-    from autograder.publish.views import NBGRADER_EXPORT
-
+    """nbgrader's own export from the gradebook, next to our grades.csv, a summary, the Canvas
+    and Moodle grade files (from the same numbers as grades.csv, with cohorts.toml's columns)
+    and the feedback pages: ``autograder.publish.export`` for the cohort's root."""
     course = require_graded(cohort)
-    assignment = cohort.bundle()
-    _read_in_formgrader(course, assignment)  # a score entered there since: in every file below
-    target = cohort.root / NBGRADER_EXPORT
-    nbgrader(cohort, "export", "--to", str(target))
-    results = cohort_results(course)
-    # Kept in the root, so every later command that changes a grade rewrites these files.
-    remember_lms(course.root, course.assignment, settings_data(cohort.canvas, cohort.moodle))
-    lms = write_files(course, cohort.canvas, cohort.moodle, assignment.total_points)
-    exported = {grade.student for grade in lms.grades}
-    return ExportFiles(
-        grades=course.grades_csv(),
-        nbgrader=target,
-        summary=write_summary(course, assignment),
-        canvas=lms.canvas,
-        moodle=lms.moodle,
-        left_out=lms.left_out,
-        to_review=sorted(r.student for r in results if r.needs_review and r.student in exported),
-        warnings=checks.warnings(lms.grades, cohort.canvas, cohort.moodle,
-                                 assignment.total_points, cohort.moodle_download.roster),
-    )
-
-
-def _read_in_formgrader(course: Course, assignment: Assignment) -> None:
-    """Scores a TA entered in formgrader since the last run become decisions, written into
-    results.json, feedback.html, grades.csv and the gradebook before anything is exported, so
-    the files of one export never show two numbers for one student."""
-    from autograder.integrations.cohorts.feedback import refresh_pages
-    from autograder.results.decisions import DecisionError, Decisions
-    from autograder.results.result import load
-    from autograder.review.outputs import import_formgrader, result_path, rewrite_student
-
     try:
-        decisions = Decisions.load(course.root)
-        for entry in import_formgrader(course, decisions, assignment=assignment):
-            saved = load(result_path(course, entry.student))
-            if saved is not None:
-                rewrite_student(course, saved, decisions, assignment=assignment)
-                refresh_pages(course, assignment, [entry.student])
-    except DecisionError as error:
+        return export_root(course, cohort.bundle(), cohort.canvas, cohort.moodle,
+                           cohort.moodle_download.roster)
+    except ExportError as error:
         raise WorkflowError(str(error)) from None

@@ -1,0 +1,212 @@
+"""Send a graded course root's grades to the LMS and its feedback to students (TAs).
+
+Any graded course root, a cohort's or a plain one graded with `autograde --root`: writes
+nbgrader's export (`nbgrader-export.csv`), `summary.md` (what to re-teach), the Canvas and
+Moodle grade files (`canvas-grades.csv`, `moodle-grades.csv`, from the same numbers as
+grades.csv; a student with no grade to import is left out and listed) and each graded
+student's feedback page in `feedback/<student>/<assignment>/`, ready for `nbgrader
+release_feedback`. Scores entered in formgrader since the last run are read in first. The
+LMS columns are remembered in the root's course.json: every later command that changes a
+grade rewrites these files with them. `cohort export` and `cohort feedback` are this, with
+cohorts.toml's settings.
+
+examples:
+  python -m autograder export --root ~/courses/hw3-2026
+  python -m autograder export --root ~/courses/hw3-2026 --canvas-assignment-name "HW 3" --canvas-assignment-id 123456
+  python -m autograder export --moodle-grade-item "HW 3" --moodle-identifier email
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from autograder.assignments.arguments import add_assignment_arguments, assignment_in_root
+from autograder.batch import root_settings
+from autograder.batch.course import AUTOGRADED, FEEDBACK, Course
+from autograder.batch.root_lock import RootBusy, hold
+from autograder.publish.views import NBGRADER_EXPORT
+from autograder.results.gradebook import GradebookError
+
+if TYPE_CHECKING:
+    from autograder.assignments import Assignment
+    from autograder.integrations.lms.canvas import CanvasSettings
+    from autograder.integrations.lms.grades import LeftOut
+    from autograder.integrations.lms.moodle import MoodleSettings
+
+
+class ExportError(RuntimeError):
+    """The root cannot be exported: one line saying why and what to do."""
+
+
+@dataclass
+class ExportFiles:
+    grades: Path
+    nbgrader: Path
+    summary: Path
+    canvas: Path
+    moodle: Path
+    left_out: list[LeftOut]  # students with no grade to import into an LMS
+    to_review: list[str]  # in the LMS files, with a number a TA may still change
+    feedback: list[Path] = dataclasses.field(default_factory=list)
+    # Before the TA imports: grades the LMS would cut or keep above the maximum, ids it
+    # would not match (autograder.integrations.lms.checks), a line each.
+    warnings: list[str] | None = None
+
+
+def lms_settings(course: Course, assignment: Assignment, *, canvas_name: str | None = None,
+                 canvas_id: str | None = None, canvas_column: str | None = None,
+                 moodle_item: str | None = None, moodle_identifier: str | None = None,
+                 ) -> tuple[CanvasSettings, MoodleSettings]:
+    """The LMS columns to write: those given, else the ones the root remembers, else named
+    after the assignment; ``ValueError`` (one line) for a column an LMS would not take."""
+    from autograder.integrations.lms.canvas import CanvasSettings
+    from autograder.integrations.lms.files import settings_from
+    from autograder.integrations.lms.moodle import MoodleSettings
+
+    try:
+        canvas, moodle = settings_from(
+            root_settings.remembered_lms(course.root, course.assignment) or {})
+    except (KeyError, TypeError, ValueError):
+        canvas, moodle = CanvasSettings(assignment.name), MoodleSettings(assignment.name)
+    given_canvas = {key: value for key, value in (
+        ("assignment_name", canvas_name), ("assignment_id", canvas_id),
+        ("student_column", canvas_column)) if value is not None}
+    given_moodle = {key: value for key, value in (
+        ("grade_item", moodle_item), ("identifier", moodle_identifier)) if value is not None}
+    return (dataclasses.replace(canvas, **given_canvas),
+            dataclasses.replace(moodle, **given_moodle))
+
+
+def export_root(course: Course, assignment: Assignment, canvas: CanvasSettings,
+                moodle: MoodleSettings, roster: object = None) -> ExportFiles:
+    """Every file the LMS and the students need, from the root's grades of record (see the
+    module); ``roster``: Moodle's grading worksheet, for the import warnings."""
+    from autograder.integrations.cohorts.feedback import write_feedback
+    from autograder.integrations.cohorts.summary import write_summary
+    from autograder.integrations.lms import checks
+    from autograder.integrations.lms.files import settings_data, write_files
+    from autograder.review.outputs import saved_results
+
+    read_in_formgrader(course, assignment)  # a score entered there since: in every file below
+    target = course.root / NBGRADER_EXPORT
+    nbgrader_export(course, target)
+    root_settings.remember_lms(course.root, course.assignment, settings_data(canvas, moodle))
+    lms = write_files(course, canvas, moodle, assignment.total_points)
+    exported = {grade.student for grade in lms.grades}
+    return ExportFiles(
+        grades=course.grades_csv(), nbgrader=target,
+        summary=write_summary(course, assignment), canvas=lms.canvas, moodle=lms.moodle,
+        left_out=lms.left_out,
+        to_review=sorted(r.student for r in saved_results(course)
+                         if r.needs_review and r.student in exported),
+        feedback=write_feedback(course, assignment),
+        warnings=checks.warnings(lms.grades, canvas, moodle, assignment.total_points, roster))
+
+
+def nbgrader_export(course: Course, target: Path) -> None:
+    """``nbgrader export`` of the root's gradebook into ``target``."""
+    from autograder.authoring.release import nbgrader_env
+
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "export",
+                           f"--CourseDirectory.root={course.root}", "--to", str(target),
+                           "--log-level=ERROR"], cwd=course.root, env=nbgrader_env(),
+                          capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise ExportError(f"nbgrader export failed in {course.root}: {last}")
+
+
+def read_in_formgrader(course: Course, assignment: Assignment) -> list[str]:
+    """Scores a TA entered in formgrader since the last run become decisions, written into
+    results.json, feedback.html, grades.csv and the gradebook (and the feedback copies)
+    before anything is exported, so one export never shows two numbers for one student;
+    returns the students whose grade changed."""
+    from autograder.integrations.cohorts.feedback import refresh_pages
+    from autograder.results.decisions import DecisionError, Decisions
+    from autograder.results.result import load
+    from autograder.review.outputs import import_formgrader, result_path, rewrite_student
+
+    changed = []
+    try:
+        decisions = Decisions.load(course.root)
+        for entry in import_formgrader(course, decisions, assignment=assignment):
+            saved = load(result_path(course, entry.student))
+            if saved is not None:
+                rewrite_student(course, saved, decisions, assignment=assignment)
+                refresh_pages(course, assignment, [entry.student])
+                changed.append(entry.student)
+    except DecisionError as error:
+        raise ExportError(str(error)) from None
+    return changed
+
+
+def lms_lines(canvas: CanvasSettings, moodle: MoodleSettings, files: ExportFiles) -> list[str]:
+    """Where the LMS files are, how to import them, and who is not in them (and why)."""
+    lines = [
+        f"canvas: {files.canvas} (Grades > Import; column {canvas.column!r}, students "
+        f"by {canvas.student_column})",
+        f"moodle: {files.moodle} (Grades > Import > CSV file, UTF-8, comma; identify users "
+        f"by mapping {moodle.identifier!r} to {moodle.identifier}, and "
+        f"{moodle.grade_item!r} to the assignment's grade item)",
+    ]
+    lines += [f"warning: {line}" for line in files.warnings or []]
+    if files.to_review:
+        lines.append(f"in them but to review first ({len(files.to_review)}, needs_review in "
+                     f"grades.csv; their points may change): {', '.join(files.to_review)}")
+    if files.left_out:
+        lines.append(f"not in the LMS files ({len(files.left_out)}: no grade to import; "
+                     "review and grade them by hand):")
+        lines += [f"  {s.student}: {s.status}" + (f" ({s.reason})" if s.reason else "")
+                  for s in files.left_out]
+    return lines
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("--root", type=Path, default=Path.cwd(),
+                        help="graded nbgrader course root (default: the current directory)")
+    add_assignment_arguments(parser, positional=False, optional=True,
+                             when_left_out="the course root's one assignment")
+    canvas = parser.add_argument_group("Canvas (default: remembered, else the assignment's name)")
+    canvas.add_argument("--canvas-assignment-name", metavar="NAME")
+    canvas.add_argument("--canvas-assignment-id", metavar="N",
+                        help="Canvas's number for the assignment (from its address)")
+    canvas.add_argument("--canvas-student-id", metavar="COLUMN",
+                        help="where the student id goes: SIS Login ID, SIS User ID or ID")
+    moodle = parser.add_argument_group("Moodle (default: remembered, else the assignment's name)")
+    moodle.add_argument("--moodle-grade-item", metavar="NAME")
+    moodle.add_argument("--moodle-identifier", metavar="FIELD",
+                        help="the user field the ids are: username, idnumber, email or id")
+
+
+def run(args: argparse.Namespace) -> int:
+    root = args.root.resolve()
+    try:
+        if not (root / AUTOGRADED).is_dir():
+            raise ExportError(f"nothing graded in {root}: run `python -m autograder autograde` "
+                              "there first, or pass --root <the course root>")
+        assignment = assignment_in_root(args, root)
+        course = Course(root, assignment.name)
+        try:
+            canvas, moodle = lms_settings(
+                course, assignment, canvas_name=args.canvas_assignment_name,
+                canvas_id=args.canvas_assignment_id, canvas_column=args.canvas_student_id,
+                moodle_item=args.moodle_grade_item, moodle_identifier=args.moodle_identifier)
+        except ValueError as error:
+            raise ExportError(str(error)) from None
+        with hold(root):
+            files = export_root(course, assignment, canvas, moodle)
+    except (ExportError, RootBusy, root_settings.RootSettingsError, GradebookError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print("\n".join([f"grades: {files.grades}", f"nbgrader export: {files.nbgrader}",
+                     *lms_lines(canvas, moodle, files), f"summary: {files.summary}",
+                     f"{len(files.feedback)} feedback pages in {root / FEEDBACK}: release them "
+                     f"with `nbgrader release_feedback {assignment.name}` in {root}"]))
+    return 0
