@@ -229,3 +229,18 @@ def test_the_installed_script_names_itself_in_its_usage():
     module = subprocess.run([sys.executable, "-m", "autograder", "--help"], capture_output=True,
                             text=True, timeout=60)
     assert module.stdout.startswith("usage: python -m autograder ")
+
+
+def test_autograde_help_lists_every_limit_the_ta_guide_names():
+    """Issue 37: the TA guide said `--help` lists 64 MiB of scratch disk and 64 processes."""
+    from autograder.sandbox.limits import Limits
+
+    shown = " ".join(autograde("--help").stdout.split())
+    limits = Limits()
+    for words in (f"{limits.file_mb} MiB of scratch disk", f"{limits.nproc} processes",
+                  f"default: {limits.cell_timeout:g}", f"default: {limits.call_timeout:g}",
+                  f"default: {limits.memory_mb}"):
+        assert words in shown, words
+    guide = " ".join((REPO / "docs" / "ta-guide.md").read_text(encoding="utf-8").split())
+    assert (f"{limits.file_mb} MiB of scratch disk, {limits.nproc} processes" in guide
+            and "(`--help` lists them)" in guide)

@@ -138,8 +138,12 @@ def add_grading_options(parser: argparse.ArgumentParser) -> None:
         "this grader installed, not the course files); slurm (Slurm jobs as the [cluster] "
         "table of cohorts.toml says). --jobs applies to the local pool only",
     )
-    limits = parser.add_argument_group("limits per submission")
     default = Limits()
+    limits = parser.add_argument_group(
+        "limits per submission",
+        description=f"Fixed: {default.file_mb} MiB of scratch disk (and largest file), "
+        f"{default.nproc} processes and threads, {default.notebook_timeout:g} s for all cells "
+        f"of a notebook, {default.submission_timeout:g} s for everything of one submission.")
     limits.add_argument(
         "--cell-timeout",
         type=bounded(float, 0, inclusive=False, unit=" seconds"),
