@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,16 +109,14 @@ def export_root(course: Course, assignment: Assignment, canvas: CanvasSettings,
 
 
 def nbgrader_export(course: Course, target: Path) -> None:
-    """``nbgrader export`` of the root's gradebook into ``target``."""
-    from autograder.authoring.release import nbgrader_env
+    """``nbgrader export`` of the root's gradebook into ``target`` (one line when it fails)."""
+    from autograder.publish.views import nbgrader_export as write
 
-    done = subprocess.run([sys.executable, "-m", "nbgrader", "export",
-                           f"--CourseDirectory.root={course.root}", "--to", str(target),
-                           "--log-level=ERROR"], cwd=course.root, env=nbgrader_env(),
-                          capture_output=True, text=True, timeout=600, check=False)
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        raise ExportError(f"nbgrader export failed in {course.root}: {last}")
+    try:
+        write(course, target)
+    except Exception as error:  # nbgrader's own, whatever it is: one line
+        raise ExportError(f"nbgrader export failed in {course.root}: "
+                          f"{type(error).__name__}: {error}") from None
 
 
 def read_in_formgrader(course: Course, assignment: Assignment) -> list[str]:

@@ -8,10 +8,9 @@ command that refreshes it: never silently left stale.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.batch import root_settings
@@ -82,20 +81,34 @@ def _lms_files(course: Course, assignment: Assignment, done: Published) -> None:
 
 def _nbgrader_export(course: Course, done: Published) -> None:
     """nbgrader's own export, where one was written at the root (the demo, `cohort export`)."""
-    from autograder.authoring.release import nbgrader_env
-
     target = course.root / NBGRADER_EXPORT
     if not target.is_file() or not course.gradebook_db().is_file():
         return
-    ran = subprocess.run([sys.executable, "-m", "nbgrader", "export",
-                          f"--CourseDirectory.root={course.root}", "--to", str(target),
-                          "--log-level=ERROR"], env=nbgrader_env(), capture_output=True,
-                         text=True, timeout=300, check=False)
-    if ran.returncode == 0:
-        done.views.append(NBGRADER_EXPORT)
-    else:
-        done.stale.append(f"{NBGRADER_EXPORT} (nbgrader export failed: "
-                          f"{(ran.stderr.strip().splitlines() or ['no message'])[-1]})")
+    try:
+        nbgrader_export(course, target)
+    except Exception as error:  # nbgrader's own, whatever it is: named, never a traceback
+        done.stale.append(f"{NBGRADER_EXPORT} (nbgrader's export failed: "
+                          f"{type(error).__name__}: {error})")
+        return
+    done.views.append(NBGRADER_EXPORT)
+
+
+def nbgrader_export(course: Course, target: Path) -> None:
+    """What ``nbgrader export --to TARGET`` writes (its own CSV export plugin, run here on the
+    root's gradebook: the same file without starting nbgrader's command, about 2.5 s),
+    replaced atomically."""
+    import os
+
+    from autograder.results.nbgrader_package import light_import
+
+    light_import()
+    from nbgrader.api import Gradebook
+    from nbgrader.plugins.export import CsvExportPlugin
+
+    partial = target.with_name(f".{target.name}.partial")
+    with Gradebook(course.db_url) as book:
+        CsvExportPlugin(to=str(partial)).export(book)
+    os.replace(partial, target)
 
 
 def _report(course: Course, assignment: Assignment, done: Published) -> None:
