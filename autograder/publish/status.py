@@ -2,7 +2,7 @@
 course's settings, and each output with when it was written and whether it is current.
 
 An output is current when it is at least as new as the grades it shows: the newest saved
-result, decision and setting of the root. One that is older names the command that brings
+result and decision of the root. One that is older names the command that brings
 it up to date (every command that changes a grade already does: this is how to check).
 
 examples:
@@ -78,12 +78,13 @@ def _when(moment: datetime) -> str:
 
 
 def record_time(course: Course) -> datetime | None:
-    """When the grades of the root last changed: its newest results.json, decisions.json or
-    course.json."""
+    """When the grades of the root last changed: its newest results.json or decisions.json
+    (a changed due date or policy in course.json regrades, so it shows in results.json;
+    course.json alone also changes for settings that change no grade, such as LMS columns)."""
     from autograder.results.decisions import DECISIONS_JSON
 
     paths = [course.autograded(student) / RESULTS_JSON for student in course.students()]
-    paths += [course.root / DECISIONS_JSON, root_settings.path(course.root)]
+    paths += [course.root / DECISIONS_JSON]
     times = [moment for moment in map(_mtime, paths) if moment is not None]
     return max(times, default=None)
 
@@ -107,7 +108,11 @@ def outputs(course: Course, assignment: Assignment) -> list[Output]:
 
     regrade = f"python -m autograder autograde --root {course.root}"
     add("grades.csv", course.grades_csv(), regrade)
-    add("gradebook.db", course.gradebook_db(), regrade)
+    book = _mtime(course.gradebook_db())
+    if book is not None:  # by content: a write that changes nothing leaves the file's time
+        disagree = gradebook_disagrees(course)
+        found.append(Output("gradebook.db", book, not disagree, "" if not disagree else
+                            f"{regrade} (its scores differ for {', '.join(disagree[:5])})"))
     for name in (*FILE_NAMES, SUMMARY_MD):
         add(name, course.root / name, "python -m autograder cohort export <cohort>")
     add(NBGRADER_EXPORT, course.root / NBGRADER_EXPORT,
@@ -116,17 +121,44 @@ def outputs(course: Course, assignment: Assignment) -> list[Output]:
         f"python -m autograder report --root {course.root}")
     copies = [(student, feedback_page(course, student, assignment)) for student in course.students()]
     copies = [(student, page) for student, page in copies if page.is_file()]
-    if copies:
+    if copies:  # by content: a copy is rewritten only when its page changed
         never = datetime.min.replace(tzinfo=UTC)
         stale = [student for student, page in copies
-                 if (_mtime(page) or never) < (_mtime(course.autograded(student) / FEEDBACK_HTML)
-                                               or never)]
+                 if _bytes(page) != _bytes(course.autograded(student) / FEEDBACK_HTML)]
         oldest = min(_mtime(page) or never for _, page in copies)
         found.append(Output(f"feedback copies ({len(copies)}, for release_feedback)", oldest,
                             not stale, f"python -m autograder cohort feedback <cohort> (stale: "
                             f"{', '.join(stale[:5])}{', ...' if len(stale) > 5 else ''})"
                             if stale else ""))
     return sorted(found, key=lambda output: output.written)
+
+
+def _bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def gradebook_disagrees(course: Course) -> list[str]:
+    """The graded students whose score in the gradebook, as ``nbgrader export`` computes it
+    (its own export plugin), differs from their results.json."""
+    import csv
+    import tempfile
+
+    from autograder.publish.views import nbgrader_export
+    from autograder.review.outputs import saved_results
+
+    with tempfile.TemporaryDirectory() as scratch:
+        target = Path(scratch) / "export.csv"
+        nbgrader_export(course, target)
+        with target.open(newline="", encoding="utf-8") as handle:
+            scores = {row["student_id"]: row["score"] for row in csv.DictReader(handle)
+                      if row["assignment"] == course.assignment}
+    return sorted(result.student for result in saved_results(course)
+                  if result.status == STATUS_GRADED
+                  and (result.student not in scores
+                       or abs(float(scores[result.student] or 0) - result.score) > 1e-6))
 
 
 def status_lines(course: Course, assignment: Assignment) -> list[str]:
