@@ -3,15 +3,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-import io
 import re
 import shlex
 
 import pytest
 
-from autograder.cli import COMMANDS, build_parser
+from autograder.cli import COMMANDS
+from tests.support.cli import parse_refusal
 
 PROGRAM = ("python", "-m", "autograder")
 
@@ -39,10 +38,5 @@ def test_the_help_texts_have_examples_to_check():
 @pytest.mark.parametrize(("command", "line"), EXAMPLES, ids=[line for _, line in EXAMPLES])
 def test_every_help_example_parses(command, line):
     command_only = re.split(r"\s{2,}[#(]", line)[0]  # an example's comment after two spaces
-    argv = shlex.split(command_only)[len(PROGRAM):]
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        try:
-            build_parser(argv).parse_args(argv)
-        except SystemExit as stop:
-            assert stop.code == 0, f"{command} --help: `{line}`: {out.getvalue()}"
+    refused = parse_refusal(shlex.split(command_only)[len(PROGRAM):])
+    assert not refused, f"{command} --help: `{line}`: {refused}"

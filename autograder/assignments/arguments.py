@@ -2,6 +2,7 @@
 
     add_assignment_arguments(parser, optional=True)   # [ASSIGNMENT] and --assignments DIR
     assignment = assignment_in_root(args, root)        # named, else the course root's one
+    course, assignment = graded_course(args)           # the same, in a root graded already
     assignment = only_assignment(args)                 # named, else the one bundle there is
 
 An unknown name, or none where several could be meant, is one line naming the choices (a
@@ -12,10 +13,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.assignments.bundle import Assignment
 from autograder.assignments.registry import FOLDERS_VARIABLE, available, load_assignment
 from autograder.spec import SpecError
+
+if TYPE_CHECKING:
+    from autograder.batch.course import Course
 
 LISTED_BY = "`python -m autograder assignments` lists them"
 
@@ -71,3 +76,26 @@ def only_assignment(args: argparse.Namespace) -> Assignment:
                             f"{', '.join(names) or 'none'}")
         args.assignment = names[0]
     return assignment_from(args)
+
+
+def add_graded_root_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--root`` (default: the current directory) and ``--assignment``/``--assignments``,
+    as ``graded_course`` reads them."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("--root", type=Path, default=Path.cwd(),
+                        help="graded nbgrader course root (default: the current directory)")
+    add_assignment_arguments(parser, positional=False, optional=True,
+                             when_left_out="the course root's one assignment")
+
+
+def graded_course(args: argparse.Namespace) -> tuple[Course, Assignment]:
+    """``args.root`` as a graded course root and the assignment ``args`` name there (else its
+    one); a root with nothing graded is one line saying what to run (a ``SpecError``)."""
+    from autograder.batch.course import AUTOGRADED, Course
+
+    root = args.root.resolve()
+    if not (root / AUTOGRADED).is_dir():
+        raise SpecError(f"nothing graded in {root}: run `python -m autograder autograde` "
+                        "there first, or pass --root <the course root>")
+    assignment = assignment_in_root(args, root)
+    return Course(root, assignment.name), assignment

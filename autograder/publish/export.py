@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.assignments.arguments import add_assignment_arguments, assignment_in_root
+from autograder.assignments.arguments import add_graded_root_arguments, graded_course
 from autograder.batch import root_settings
-from autograder.batch.course import AUTOGRADED, FEEDBACK, Course
+from autograder.batch.course import FEEDBACK, Course
 from autograder.batch.root_lock import RootBusy, hold
 from autograder.publish.views import NBGRADER_EXPORT
 from autograder.results.gradebook import GradebookError
@@ -165,11 +165,7 @@ def lms_lines(canvas: CanvasSettings, moodle: MoodleSettings, files: ExportFiles
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("--root", type=Path, default=Path.cwd(),
-                        help="graded nbgrader course root (default: the current directory)")
-    add_assignment_arguments(parser, positional=False, optional=True,
-                             when_left_out="the course root's one assignment")
+    add_graded_root_arguments(parser)
     canvas = parser.add_argument_group("Canvas (default: remembered, else the assignment's name)")
     canvas.add_argument("--canvas-assignment-name", metavar="NAME")
     canvas.add_argument("--canvas-assignment-id", metavar="N",
@@ -185,11 +181,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     root = args.root.resolve()
     try:
-        if not (root / AUTOGRADED).is_dir():
-            raise ExportError(f"nothing graded in {root}: run `python -m autograder autograde` "
-                              "there first, or pass --root <the course root>")
-        assignment = assignment_in_root(args, root)
-        course = Course(root, assignment.name)
+        course, assignment = graded_course(args)
         try:
             canvas, moodle = lms_settings(
                 course, assignment, canvas_name=args.canvas_assignment_name,

@@ -20,17 +20,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.assignments.arguments import add_assignment_arguments, assignment_in_root
+from autograder.assignments.arguments import add_graded_root_arguments, graded_course
 from autograder.batch import root_settings
-from autograder.batch.course import AUTOGRADED, FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.results.result import STATUS_ERROR, STATUS_GRADED, SubmissionResult
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
-
-
-class StatusError(ValueError):
-    """Nothing to show: one line saying why and what to run."""
 
 
 @dataclass(frozen=True)
@@ -44,23 +40,15 @@ class Output:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("--root", type=Path, default=Path.cwd(),
-                        help="nbgrader course root (default: the current directory)")
-    add_assignment_arguments(parser, positional=False, optional=True,
-                             when_left_out="the course root's one assignment")
+    add_graded_root_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    root = args.root.resolve()
     try:
-        if not (root / AUTOGRADED).is_dir():
-            raise StatusError(f"nothing graded in {root}: run `python -m autograder autograde` "
-                              "there first, or pass --root <the course root>")
-        assignment = assignment_in_root(args, root)
-        for line in status_lines(Course(root, assignment.name), assignment):
+        course, assignment = graded_course(args)
+        for line in status_lines(course, assignment):
             print(line)
-    except (StatusError, root_settings.RootSettingsError) as error:
+    except root_settings.RootSettingsError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     return 0

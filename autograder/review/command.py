@@ -31,8 +31,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.assignments.arguments import assignment_in_root
-from autograder.batch.course import AUTOGRADED, Course
+from autograder.assignments.arguments import graded_course
+from autograder.batch.course import Course
 from autograder.batch.root_lock import RootBusy, hold
 from autograder.report.command import add_root_assignment_arguments
 from autograder.results.decisions import DecisionError, Decisions
@@ -83,11 +83,7 @@ def _also_after_the_action(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     root = args.root.resolve()
     try:
-        if not (root / AUTOGRADED).is_dir():
-            raise DecisionError(f"nothing graded in {root}: run `python -m autograder "
-                                "autograde` there first, or pass --root <the course root>")
-        assignment = assignment_in_root(args, root)
-        course = Course(root, assignment.name)
+        course, assignment = graded_course(args)
         if args.action in ("set", "clear"):
             with hold(root):  # no grading run may write the root meanwhile (nor read stale)
                 decisions = _read_in(course, assignment)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import subprocess
+from collections.abc import Sequence
 
 
 def one_line_error(done: subprocess.CompletedProcess, code: int = 2) -> str:
@@ -12,3 +15,17 @@ def one_line_error(done: subprocess.CompletedProcess, code: int = 2) -> str:
     assert done.returncode == code, (done.returncode, done.stdout, done.stderr)
     assert "Traceback" not in done.stderr
     return lines[0]
+
+
+def parse_refusal(argv: Sequence[str]) -> str:
+    """What the real command line says when it refuses to parse ``argv`` ("" when it parses:
+    nothing runs; ``--help`` counts as parsing)."""
+    from autograder.cli import build_parser
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        try:
+            build_parser(list(argv)).parse_args(list(argv))
+        except SystemExit as stop:
+            return "" if stop.code == 0 else out.getvalue() or f"exit {stop.code}"
+    return ""
