@@ -282,3 +282,10 @@ def test_a_decision_after_feedback_and_export_reaches_every_copy(round_trip):
         assert dict(list(csv.reader(handle))[1:])["a2"] == total
     assert float(read_csv(a.root / "nbgrader-export.csv")["a2"]["score"]) == float(total)
     assert (a.root / "summary.md").read_text() == render_summary(course, cohort_results(course), SPEC)
+
+    # `cohort grade` ends as `autograde` does: every copy rewritten, and said.
+    said: list[str] = []
+    workflow.grade(a, FAST, say=said.append)
+    assert any(line.startswith("also rewritten:") and "canvas-grades.csv" in line for line in said)
+    with (a.root / canvas.FILE_NAME).open(newline="", encoding="utf-8") as handle:
+        assert {row[3]: row[5] for row in list(csv.reader(handle))[2:]}["a2"] == total

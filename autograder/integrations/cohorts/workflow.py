@@ -27,6 +27,7 @@ from autograder.grading.submission import content_hash
 from autograder.integrations.cohorts import archives as lms_archives
 from autograder.integrations.cohorts.config import Cohort
 from autograder.publish.export import ExportError, ExportFiles, export_root
+from autograder.publish.views import publish
 
 if TYPE_CHECKING:
     pass
@@ -324,7 +325,11 @@ def _grade(cohort: Cohort, options: BatchOptions | None, say: Callable[[str], No
         say(line)
     options = replace(options or BatchOptions(), cohort=cohort.name, due=cohort.due,
                       late_policy=cohort.late_policy, extensions=dict(cohort.extensions))
-    return grade_course(course, options=options, assignment=assignment)
+    summary = grade_course(course, options=options, assignment=assignment)
+    published = publish(course, assignment, course.students()).line()  # as autograde ends
+    if published:
+        say(published)
+    return summary
 
 
 def feedback(cohort: Cohort) -> list[Path]:
