@@ -260,3 +260,35 @@ def test_cohort_grade_and_autograde_take_the_same_grading_options(tmp_path, flag
             3, True, False, False, True)
         assert (ours.limits.cell_timeout, ours.limits.call_timeout, ours.limits.memory_mb) == (
             7, 2, 2048)
+
+
+@pytest.mark.slow
+def test_releasing_to_a_root_graded_without_a_release_is_one_line_and_touches_nothing(tmp_path):
+    """Issue 37: a cohort naming a root graded with `autograde --root` failed `cohort release`
+    in 36 lines of nbgrader's "Cannot add or remove cells", after rewriting the root's config."""
+    from autograder.batch.course import Course
+    from autograder.batch.engine import BatchOptions, grade_course
+    from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
+    from autograder.sandbox.limits import Limits
+    from tests.support.cli import one_line_error
+
+    config = write_config(tmp_path)
+    root = get_cohort("fall-a", config).root
+    build_submission(root, "s1", next(v for v in VARIANTS if v.name == "correct"))
+    grade_course(Course(root, ASSIGNMENT), options=BatchOptions(
+        jobs=1, progress=False, limits=Limits(cell_timeout=10, call_timeout=5)))
+    before = {path: path.read_bytes() for path in root.rglob("*") if path.is_file()}
+    line = one_line_error(cohort_cli(config, "release", "fall-a"))
+    assert "graded with `autograde --root`" in line and "a course root of its own" in line
+    assert {path: path.read_bytes() for path in root.rglob("*") if path.is_file()} == before
+
+
+def test_config_is_taken_after_the_step_too(tmp_path):
+    """Issue 37's CLI as TAs type it: `cohort list --config FILE` ended in "unrecognized
+    arguments"."""
+    config = write_config(tmp_path)
+    after, before = cohort_cli(config, "list"), subprocess.run(
+        [sys.executable, "-m", "autograder", "cohort", "list", "--config", str(config)],
+        cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+    assert after.returncode == before.returncode == 0, before.stderr
+    assert before.stdout == after.stdout and "fall-a: " in before.stdout

@@ -61,6 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     steps = parser.add_subparsers(dest="step", metavar="STEP", required=True)
     listed = steps.add_parser("list", help="the declared cohorts")
     one_line_errors(listed)
+    _config_after_the_step(listed)
     add_assignment_arguments(listed, positional=False, optional=True, when_left_out=FROM_CONFIG)
     for name, help_text in [
         ("release", "regenerate release/ if stale, then release it to the cohort"),
@@ -74,6 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ]:
         step = steps.add_parser(name, help=help_text, description=help_text)
         one_line_errors(step)
+        _config_after_the_step(step)
         step.add_argument("cohort", help="cohort name from the cohorts file")
         add_assignment_arguments(step, positional=False, optional=True,
                                  when_left_out=FROM_CONFIG)
@@ -90,6 +92,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             step.add_argument("--out", type=Path, metavar="DIR",
                               help="folder for report.html and the CSVs (default: the "
                               "cohort's course root/report)")
+
+
+def _config_after_the_step(parser: argparse.ArgumentParser) -> None:
+    """``cohort release fall-a --config FILE``, as TAs type it: ``--config`` after the step
+    too (left out there, the one given before the step, or the default, stands)."""
+    parser.add_argument("--config", type=Path, default=argparse.SUPPRESS,
+                        help="cohorts file (also before the step)")
 
 
 def _chosen(args: argparse.Namespace) -> dict[str, object]:

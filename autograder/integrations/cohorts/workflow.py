@@ -139,6 +139,13 @@ def release(cohort: Cohort) -> list[str]:
     _make_dir(cohort.root, "course root")  # a wrong path fails now, not after nbgrader ran
     _make_dir(cohort.exchange, "exchange")
     assignment = cohort.bundle()
+    if graded_without_a_release(Course(cohort.root, cohort.assignment)):
+        raise WorkflowError(
+            f"course root {cohort.root} already holds {cohort.assignment} graded with "
+            "`autograde --root` (no release was generated there): nbgrader cannot generate the "
+            "assignment in it now (its grades would lose their cells); give cohort "
+            f"{cohort.name} a course root of its own (courses_root in cohorts.toml), or keep "
+            "grading that root with `autograde --root` and `export --root`")
     steps = []
     if repo_release.check(assignment):
         steps.append("release/ was stale: regenerated from source/ (" +
@@ -157,6 +164,30 @@ def release(cohort: Cohort) -> list[str]:
     steps.append(f"students fetch and submit with `--course={cohort.course_id}` and "
                  f"c.Exchange.root = {str(cohort.exchange)!r} in their nbgrader_config.py")
     return steps
+
+
+def graded_without_a_release(course: Course) -> bool:
+    """Whether the root's gradebook holds submissions of the assignment but none of the
+    notebook's source cells that nbgrader's generate_assignment records: a root graded with
+    `autograde --root` alone, where generate_assignment would refuse in dozens of lines
+    ("Cannot add or remove cells ... because there are submissions")."""
+    import sqlite3
+    from contextlib import closing
+
+    path = course.gradebook_db()
+    if not path.is_file():
+        return False
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)) as db:
+            submissions, cells = db.execute(
+                "SELECT (SELECT COUNT(*) FROM submitted_assignment s JOIN assignment a"
+                "        ON s.assignment_id = a.id WHERE a.name = ?),"
+                "       (SELECT COUNT(*) FROM source_cell c JOIN notebook n"
+                "        ON c.notebook_id = n.id JOIN assignment a ON n.assignment_id = a.id"
+                "        WHERE a.name = ?)", (course.assignment, course.assignment)).fetchone()
+    except sqlite3.Error:  # not a gradebook we can read: nbgrader's own error will say
+        return False
+    return submissions > 0 and cells == 0
 
 
 def set_due_date(cohort: Cohort) -> None:
