@@ -89,6 +89,14 @@ def assert_every_output_agrees(course: Course, step: str) -> dict[str, Submissio
     return results
 
 
+def formgrader_notes(course: Course, student: str) -> str:
+    """What the graded notebook formgrader opens says about the submission as a whole."""
+    from autograder.results import graded_notebook
+
+    cells = json.loads(graded_notebook.path(course, student).read_text())["cells"]
+    return "".join(out.get("text", "") for cell in cells[:2] for out in cell.get("outputs", []))
+
+
 def test_a_tas_day_keeps_every_output_equal(tmp_path):
     root = tmp_path / "course"
     course = Course(root, SPEC.name)
@@ -136,9 +144,13 @@ def test_a_tas_day_keeps_every_output_equal(tmp_path):
     cli("autograde", "--root", str(root), "--late-policy", "10%/day, cap 50%", *fast)
     results = assert_every_output_agrees(course, 'a late policy')
     assert results[LATE].late and results[LATE].late_penalty == 20
+    # Formgrader shows the points before the penalty: its view of the notebook says so.
+    assert f"Late penalty: -20 ({results[LATE].late_policy}). The grade of record is 80/100" in (
+        formgrader_notes(course, LATE))
     cli("autograde", "--root", str(root), "--extension", f"{LATE}=2026-12-17 23:59 UTC", *fast)
     results = assert_every_output_agrees(course, 'an extension')
     assert not results[LATE].late and results[LATE].late_penalty == 0
+    assert "Late penalty" not in formgrader_notes(course, LATE)
     assert json.loads((root / "course.json").read_text())[SPEC.name]["extensions"] == {
         LATE: "2026-12-17 23:59:00 UTC"}
 

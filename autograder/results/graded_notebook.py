@@ -162,8 +162,14 @@ def build(result: SubmissionResult, notebook: Path | None, folder: Path | None =
     parts = {assignment.part(part.part).grade_cell: part for part in result.parts
              if part.part in assignment.part_points}
     cells: list[dict] = [{"cell_type": "markdown", "metadata": {}, "source": HEADER}]
-    if result.reason:
-        cells.append(_code(NOTES_SOURCE, f"{result.reason}\n"))
+    notes = [result.reason] if result.reason else []
+    if result.late_penalty:  # formgrader shows the points before it; nbgrader export after
+        notes.append(f"Late penalty: -{result.late_penalty:g} ({result.late_policy}). The grade "
+                     f"of record is {result.score:g}/{result.max_score:g}: formgrader shows the "
+                     f"points before the penalty ({result.parts_score:g}), nbgrader export and "
+                     "every file of the grader the total after it.")
+    if notes:
+        cells.append(_code(NOTES_SOURCE, "".join(f"{note}\n" for note in notes)))
     submitted = _read(notebook)
     code = [cell for cell in submitted or [] if cell.get("cell_type") == "code"]
     roles = iter(_roles(code, release.locked))
