@@ -65,3 +65,26 @@ def test_an_output_older_than_the_grades_is_named_stale_with_its_command(root):
 def test_a_root_with_nothing_graded_is_one_line(tmp_path):
     line = one_line_error(_status(tmp_path))
     assert "nothing graded in" in line and "autograde" in line
+
+
+def test_an_unreadable_gradebook_is_stale_not_a_traceback(root):
+    (root / "gradebook.db").write_bytes(b"not a database")
+    shown = _status(root)
+    assert shown.returncode == 0 and "Traceback" not in shown.stderr, shown.stderr
+    (line,) = [line for line in shown.stdout.splitlines() if "gradebook.db" in line]
+    assert "STALE" in line and "nbgrader cannot read it" in line
+
+
+def test_a_copy_that_cannot_be_written_is_named_and_the_rest_still_published(root):
+    """publish after a grade is saved: a failing view is named, never a traceback."""
+    from autograder.batch.course import Course
+    from autograder.publish.views import publish
+
+    (root / "summary.md").write_text("old")
+    (root / "report" / "scores.csv").mkdir(parents=True)  # nothing can be written in its place
+    (root / "report" / "report.html").write_text("<html></html>")
+    done = publish(Course(root, SPEC.name), SPEC, [])
+    assert "summary.md" in done.views and (root / "summary.md").read_text() != "old"
+    (stale,) = done.stale
+    assert stale.startswith("the report (") and "python -m autograder status" in stale
+    assert "NOT rewritten: the report" in done.line()

@@ -139,7 +139,10 @@ def gradebook_disagrees(course: Course) -> list[str]:
 
     with tempfile.TemporaryDirectory() as scratch:
         target = Path(scratch) / "export.csv"
-        nbgrader_export(course, target)
+        try:
+            nbgrader_export(course, target)
+        except Exception as error:  # a gradebook nbgrader cannot read: stale, and why
+            return [f"all (nbgrader cannot read it: {type(error).__name__}: {error})"]
         with target.open(newline="", encoding="utf-8") as handle:
             scores = {row["student_id"]: row["score"] for row in csv.DictReader(handle)
                       if row["assignment"] == course.assignment}

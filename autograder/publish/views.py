@@ -41,10 +41,17 @@ def publish(course: Course, assignment: Assignment, students: Iterable[str] = ()
     """Rewrite the copies of ``students``' feedback pages and every course-wide copy (LMS
     files, summary.md, nbgrader's export, the report) that exists in the root."""
     done = Published()
-    _feedback_copies(course, assignment, list(students), done)
-    _lms_files(course, assignment, done)
-    _nbgrader_export(course, done)
-    _report(course, assignment, done)
+    students = list(students)
+    views = (("feedback copies", lambda: _feedback_copies(course, assignment, students, done)),
+             ("LMS files and summary.md", lambda: _lms_files(course, assignment, done)),
+             (NBGRADER_EXPORT, lambda: _nbgrader_export(course, done)),
+             ("the report", lambda: _report(course, assignment, done)))
+    for name, rewrite in views:
+        try:
+            rewrite()
+        except Exception as error:  # the grade is saved; a copy that failed is named, not hidden
+            done.stale.append(f"{name} ({type(error).__name__}: {error}; fix it, then run "
+                              "`python -m autograder status` to see what is current)")
     return done
 
 
