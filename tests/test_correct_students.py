@@ -36,6 +36,7 @@ from autograder.results.result import STATUS_GRADED
 from solutions import evidence as evidence_builder
 from tests.support.h2 import H2, SPEC
 from tests.support.in_process import InProcessStudent
+from tests.support.said import said
 
 CORRECT_DIR = Path(__file__).with_name("correct")
 
@@ -100,7 +101,7 @@ def report(scores: dict) -> str:
     for part, score in scores.items():
         if score.points != score.max_points:
             lines.append(f"{part}: {score.points}/{score.max_points}")
-            lines += [f"    {message}" for message in score.messages]
+            lines += [f"    {message}" for message in said(score.messages)]
     return "\n".join(lines)
 
 
@@ -192,7 +193,7 @@ def graded_course(tmp_path_factory):
 def test_batch_grader_full_marks(graded_course, name):
     result = graded_course[student_id(name)]
     lost = "\n".join(
-        f"{part.part}: {part.points}/{part.max_points}: " + " | ".join(part.messages)
+        f"{part.part}: {part.points}/{part.max_points}: " + " | ".join(said(part.messages))
         for part in result.parts
         if part.points != part.max_points or part.needs_review
     )

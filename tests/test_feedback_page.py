@@ -14,14 +14,14 @@ import pytest
 
 from autograder.bundles.h2_attention.evidence_parts import CARRIED_NOTE
 from autograder.grading.carried_forward import carried_note
-from autograder.results import feedback_page
+from autograder.results import feedback_page, migrate
 from autograder.results import result as saved  # (its TestResult is not a pytest class)
+from autograder.results.message import Message
 from autograder.results.result import (
     STATUS_GRADED,
     STATUS_UNGRADABLE,
     PartResult,
     SubmissionResult,
-    is_carried_forward,
 )
 from autograder.spec import REPO
 from tests.support.h2 import SPEC
@@ -35,8 +35,18 @@ def visible_text(page: str) -> str:
     return html.unescape(TAGS.sub(" ", re.sub(r"<script.*?</script>", "", body, flags=re.S)))
 
 
+def said(text: str | Message) -> Message:
+    """A message written as its one line ("/pointer: carried forward: ..."), as a Message."""
+    return text if isinstance(text, Message) else Message(**migrate.message(text))
+
+
 def result(parts: list[PartResult] | None = None, **fields) -> SubmissionResult:
-    """A graded result with every part at full points unless ``parts`` replaces some."""
+    """A graded result with every part at full points unless ``parts`` replaces some (their
+    messages and the notes may be given as one-line texts)."""
+    for part in parts or []:
+        part.messages = [said(m) for m in part.messages]
+    for kind in ("notes", "ta_notes"):
+        fields[kind] = [m if isinstance(m, Message) else Message(m) for m in fields.get(kind, [])]
     given = {part.part: part for part in parts or []}
     every = [given.get(name, PartResult(name, float(points), float(points)))
              for name, points in SPEC.part_points.items()]
@@ -132,19 +142,23 @@ def row_of(page: str, part: str) -> str:
     return page.split(f'id="part-{part}"', 1)[1].split('<tr id="part-', 1)[0]
 
 
-def check(part: str, name: str, lost: float, output: str = "", max_score: float = 1.0
-          ) -> saved.TestResult:
+def check(part: str, name: str, lost: float, output: str | Message = "",
+          max_score: float = 1.0, explanations: tuple[str, ...] = ()) -> saved.TestResult:
     """A hidden check of ``part`` that lost ``lost`` of its ``max_score`` points."""
     status = "failed" if lost else "passed"
-    return saved.TestResult(name, part, max_score - lost, max_score, status, output)
+    return saved.TestResult(name, part, max_score - lost, max_score, status,
+                            [said(output)] if output else [], list(explanations))
+
+
+def carried(blocks: list[str], part: str) -> Message:
+    return Message(carried_note(blocks, part), carried=True, carried_from=blocks)
 
 
 @pytest.mark.parametrize("note", [
-    carried_note(["stable_softmax"], "scaled_dot_product_attention"),
-    carried_note(["attention_scores", "stable_softmax"], "self_attention"),
+    carried(["stable_softmax"], "scaled_dot_product_attention"),
+    carried(["attention_scores", "stable_softmax"], "self_attention"),
 ])
 def test_a_carried_forward_check_is_shown_as_such_with_its_points(note):
-    assert is_carried_forward(note)
     part = PartResult("scaled_dot_product_attention", 8, 8, messages=[note])
     tests = [check(part.part, "hand example", 0, note, 3), check(part.part, "float32", 0, "", 5)]
     page = feedback_page.render(result([part], tests=tests), SPEC)
@@ -158,7 +172,7 @@ def test_a_carried_forward_check_is_shown_as_such_with_its_points(note):
 def test_no_carried_forward_box_where_no_points_were_carried():
     """A full-score part whose checks all passed on their own shows no carried-forward box,
     even when a message says "carried forward" (issue 26: green boxes on full parts)."""
-    note = carried_note(["stable_softmax"], "scaled_dot_product_attention")
+    note = carried(["stable_softmax"], "scaled_dot_product_attention")
     on_its_own = PartResult("scaled_dot_product_attention", 8, 8, messages=[note])
     tests = [check(on_its_own.part, "hand example", 0, "", 3),
              check(on_its_own.part, "float32", 0, "", 5)]
@@ -171,9 +185,7 @@ def test_no_carried_forward_box_where_no_points_were_carried():
 
 
 def test_a_carried_forward_evidence_section_is_shown_as_such():
-    message = f"/hand_example: {CARRIED_NOTE}"
-    assert is_carried_forward(message)
-    assert not is_carried_forward("/hand_example: the weights are not carried forward at all")
+    message = Message(CARRIED_NOTE, pointer="/hand_example", carried=True)
     evidence = PartResult("evidence", 14, 14, messages=[message])
     row = row_of(feedback_page.render(result([evidence]), SPEC), "evidence")
     carried = re.search(r'<div class="carried">(.*?)</div>', row, re.S)
@@ -185,8 +197,8 @@ def test_a_carried_forward_evidence_section_is_shown_as_such():
 def test_the_likely_cause_comes_first_then_the_failed_checks_with_their_points():
     part = "stable_softmax"
     cause = "The weights are normalised over the *wrong* axis: use `axis=-1`."
-    tests = [check(part, "Rows sum to one", 1, f"Rows do not sum to one.\n{cause}"),
-             check(part, "Large scores", 2, f"NaN in the weights.\n{cause}", 2),
+    tests = [check(part, "Rows sum to one", 1, "Rows do not sum to one.", 1, (cause,)),
+             check(part, "Large scores", 2, "NaN in the weights.", 2, (cause,)),
              check(part, "float32 stays float32", 0)]
     page = feedback_page.render(result([PartResult(part, 10, 13, explanations=[cause])],
                                        tests=tests), SPEC)
@@ -312,7 +324,8 @@ def test_a_note_about_one_function_is_said_in_its_row():
     part = "value_intervention"
     tests = [check(part, "intervention", 1, f"`{part}` did not finish in time.")]
     note = f"`{part}` was stopped at once: it calls `stable_softmax`, which ran out of time"
-    page = feedback_page.render(result([PartResult(part, 6, 7)], tests=tests, notes=[note]), SPEC)
+    page = feedback_page.render(result([PartResult(part, 6, 7)], tests=tests,
+                                       notes=[Message(note, part=part)]), SPEC)
     assert "was stopped at once" in visible_text(row_of(page, part))
     assert visible_text(page).count("was stopped at once") == 1
 
@@ -330,7 +343,7 @@ def test_no_path_of_the_grading_machine_is_shown(tmp_path):
 
 
 def test_the_tas_notes_never_reach_the_page():
-    page = feedback_page.render(result(ta_notes=["evidence: the inputs of student id 's007'"]), SPEC)
+    page = feedback_page.render(result(ta_notes=[Message("evidence: the inputs of student id 's007'")]), SPEC)
     assert "s007" not in page
 
 
@@ -351,12 +364,12 @@ def test_every_distinct_carried_forward_note_of_the_evidence_is_shown():
     sections it is for (issue 26: only the first used to reach the page)."""
     nan_note = ("carried forward: your function returned NaN here "
                 "(`scaled_dot_product_attention`, in the masked case's weights); {rest}")
-    rest = CARRIED_NOTE.removeprefix("carried forward: ")
+    rest = CARRIED_NOTE
     raised = ("carried forward: your `stable_softmax` raised ValueError here, in {title} (the "
               "grader ran your functions again and got the same error); `stable_softmax` already "
               "lost points for this bug in its own part, so this section keeps its points: the "
               "bug costs points once, there")
-    messages = [f"/hand_example: {CARRIED_NOTE}",
+    messages = [f"/hand_example: carried forward: {CARRIED_NOTE}",
                 f"/masked_case/weights/0/4: {nan_note.format(rest=rest)}",
                 f"/parity: {raised.format(title='the parity check')}",
                 f"/intervention: {raised.format(title='the parity check')}"]

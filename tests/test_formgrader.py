@@ -21,6 +21,7 @@ from autograder.batch.course import RESULTS_JSON, TIMESTAMP_TXT, Course
 from autograder.bundles.h2_attention.samples import VARIANTS, build_submission, timestamp_text
 from autograder.grading.cells import release_locked_cells
 from autograder.results import formgrader, gradebook, graded_notebook
+from autograder.results.message import Message
 from autograder.results.result import (
     STATUS_GRADED,
     STATUS_UNGRADABLE,
@@ -36,7 +37,7 @@ HOSTILE = "<script>alert('x')</script>"
 
 def _result(student: str, status: str = STATUS_GRADED, message: str = "") -> SubmissionResult:
     parts = [PartResult(p.name, p.points - (1 if i == 0 else 0), p.points,
-                        [message] if message and i == 0 else [],
+                        [Message(message)] if message and i == 0 else [],
                         needs_review=p.kind == "limitation") for i, p in enumerate(SPEC.parts)]
     return SubmissionResult(student, SPEC.name, status, parts=parts)
 

@@ -22,6 +22,7 @@ from autograder.grading.submission import load_submission
 from solutions.evidence import build_evidence
 from tests.support.evidence_files import TORCH_API, honest_evidence, notebook_code
 from tests.support.h2 import H2, SPEC
+from tests.support.said import said
 
 pytestmark = pytest.mark.slow
 
@@ -80,7 +81,7 @@ def part(result, name: str):
 
 
 def provenance_messages(result) -> list[str]:
-    return [m for m in part(result, "evidence").messages if "do not reproduce" in m
+    return [m for m in said(part(result, "evidence").messages) if "do not reproduce" in m
             or "no notebook of yours could be run" in m]
 
 
@@ -90,7 +91,7 @@ REFERENCE = build_evidence(vars(solutions), STUDENT, GOOD_LIMITATION)
 def test_a_correct_submission_keeps_14_of_14_without_review(session, tmp_path):
     result = grade(session, tmp_path / "ok", solved_notebook(STUDENT), REFERENCE)
     evidence = part(result, "evidence")
-    assert (evidence.points, evidence.needs_review, evidence.messages) == (14, False, [])
+    assert (evidence.points, evidence.needs_review, said(evidence.messages)) == (14, False, ())
     assert result.score == SPEC.total_points and not result.needs_review
 
 
@@ -116,7 +117,7 @@ def test_wrong_scale_honest_file_is_carried_forward(session, tmp_path):
     result = grade(session, tmp_path / "honest", notebook, honest)
     assert provenance_messages(result) == []
     assert part(result, "evidence").points == 14 and not part(result, "evidence").needs_review
-    assert any("carried forward" in m for m in part(result, "evidence").messages)
+    assert any("carried forward" in m for m in said(part(result, "evidence").messages))
     borrowed = grade(session, tmp_path / "borrowed", notebook, REFERENCE)
     assert part(borrowed, "evidence").points == 2 and part(borrowed, "evidence").needs_review
     assert len(provenance_messages(borrowed)) == 4
@@ -160,7 +161,7 @@ def test_a_lookup_table_for_the_evidence_inputs_goes_to_review(session, tmp_path
     assert part(result, "value_intervention").points == 0
     evidence = part(result, "evidence")
     assert evidence.points == 14 and evidence.needs_review and result.needs_review
-    assert any("`value_intervention` scored 0 on the hidden checks" in m for m in evidence.messages)
+    assert any("`value_intervention` scored 0 on the hidden checks" in m for m in said(evidence.messages))
 
 
 def test_a_wrong_axis_softmax_is_charged_once_though_its_file_holds_nan(session, tmp_path):
@@ -177,8 +178,8 @@ def test_a_wrong_axis_softmax_is_charged_once_though_its_file_holds_nan(session,
     evidence = part(result, "evidence")
     assert (evidence.points, evidence.needs_review) == (14, False)
     assert any(m.startswith("/masked_case/") and "carried forward: your function returned NaN "
-               "here (`scaled_dot_product_attention`" in m for m in evidence.messages)
-    assert not any("JSON" in m for m in evidence.messages)
+               "here (`scaled_dot_product_attention`" in m for m in said(evidence.messages))
+    assert not any("JSON" in m for m in said(evidence.messages))
     assert result.score == SPEC.total_points - (softmax.max_points - softmax.points)
     forged = json.loads(json.dumps(honest))
     forged["hand_example"]["weights"][0][1] = "NaN"  # these functions give 1 there
@@ -204,9 +205,9 @@ def test_a_softmax_that_raises_is_charged_once_though_its_file_records_errors(se
     softmax = part(result, "stable_softmax")
     assert softmax.points < softmax.max_points
     evidence = part(result, "evidence")
-    assert (evidence.points, evidence.needs_review) == (14, False), evidence.messages
+    assert (evidence.points, evidence.needs_review) == (14, False), said(evidence.messages)
     assert any(m.startswith("/masked_case: carried forward: your `stable_softmax` raised "
-                            "ValueError here") for m in evidence.messages)
+                            "ValueError here") for m in said(evidence.messages))
     forged = json.loads(json.dumps(honest))
     forged["hand_example"] = {"error": "ValueError: operands could not be broadcast together"}
     result = grade(session, tmp_path / "forged", notebook, forged)

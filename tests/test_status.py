@@ -12,6 +12,7 @@ import pytest
 
 from autograder.batch.course import RESULTS_JSON, Course
 from autograder.results import grades_csv
+from autograder.results.message import Message
 from autograder.results.result import STATUS_GRADED, PartResult, SubmissionResult, save
 from tests.support.cli import one_line_error
 from tests.support.h2 import SPEC
@@ -31,7 +32,7 @@ def _result(student: str, **extra: object) -> SubmissionResult:
 def root(tmp_path: Path) -> Path:
     course = Course(tmp_path / "course", SPEC.name)
     results = [_result("s1"), _result("s2", needs_review=True, reason="a person will check",
-                                      ta_notes=["the evidence file holds s1's inputs"])]
+                                      ta_notes=[Message("the evidence file holds s1's inputs")])]
     for result in results:
         (course.submitted(result.student)).mkdir(parents=True)
         save(result, course.autograded(result.student) / RESULTS_JSON)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from autograder.batch import lateness
 from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.batch.root_settings import due_text
+from autograder.results import note_codes
 from autograder.results.result import STATUS_ERROR, PartResult, SubmissionResult, save
 
 if TYPE_CHECKING:
@@ -53,12 +54,10 @@ def mark_submission_time(result: SubmissionResult, folder: Path, due: datetime |
     result.late_unknown = decided.unknown
     result.time_source = decided.time_source
     result.received_at = decided.received_at
-    if due is None and lateness.NOT_JUDGED not in result.ta_notes:  # late: unknown, not "no"
-        result.ta_notes.append(lateness.NOT_JUDGED)
+    if due is None:  # late: unknown, not "no"
+        result.ta_note(lateness.NOT_JUDGED, note_codes.LATE_NOT_JUDGED)
     if decided.note:
-        result.notes.append(decided.note)
-        result.reason = f"{result.reason}; {decided.note}" if result.reason else decided.note
-        result.needs_review = True
+        result.note(decided.note, note_codes.TIME_UNCONFIRMED, review=True)
 
 
 def save_result(course: Course, assignment: Assignment, result: SubmissionResult, *,

@@ -14,8 +14,10 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from autograder.grading import diagnoses
-from autograder.grading.scoring import PartScore
+from autograder.grading.scoring import PartScore, check_message
 from autograder.grading.submission import Submission
+from autograder.results import note_codes
+from autograder.results.message import Message
 from autograder.results.result import (
     STATUS_ERROR,
     STATUS_GRADED,
@@ -42,7 +44,7 @@ REACHED_OUT_FUNCTION = ("one of your functions tried to open a file outside your
 
 def zero_code_parts(assignment: Assignment, reason: str) -> list[PartScore]:
     """Every function part at zero, for ``reason`` (a notebook that cannot be graded)."""
-    return [PartScore(part, 0, points, messages=(reason,))
+    return [PartScore(part, 0, points, messages=(Message(reason),))
             for part, points in assignment.function_points.items()]
 
 
@@ -50,12 +52,12 @@ def submission_result(
     submission: Submission,
     assignment: Assignment,
     scores: Iterable[PartScore],
-    notes: Sequence[str],
+    notes: Sequence[Message],
     *,
     started: float,
     cell_reached_out: bool = False,
     isolation: Sequence[str] = (),
-    ta_notes: Sequence[str] = (),
+    ta_notes: Sequence[Message] = (),
     cohort: str | None = None,
 ) -> SubmissionResult:
     """The result of ``submission`` from its parts' ``scores`` and the student-facing
@@ -68,13 +70,15 @@ def submission_result(
     parts = [_part_result(score) for score in scores]
     function_reached_out = any(check.reached_out for score in scores for check in score.checks)
     if function_reached_out:
-        notes.append(REACHED_OUT_FUNCTION)
+        notes.append(Message(REACHED_OUT_FUNCTION, code=note_codes.REACHED_OUT_FUNCTION,
+                             review=True))
     # A check that crashed for the grader's own reasons decides nothing: the submission is a
     # grader error (not saved as graded, retried on the next run), the detail is the TA's.
     faults = [f"{check.name}: {check.internal}" for score in scores for check in score.checks
               if check.internal]
     status = STATUS_UNGRADABLE if submission.fatal else STATUS_GRADED
-    reason = submission.fatal or "; ".join(notes)
+    reason = submission.fatal or "; ".join(note.text for note in notes)
+    review_apart = any(note.review for note in notes)
     if faults:
         status = STATUS_ERROR
         reason = (f"internal grader error in {len(faults)} hidden check(s), not the student's "
@@ -91,10 +95,10 @@ def submission_result(
         # A person looks at what could not be graded, at code that reached outside its
         # sandbox, and at what the submission's files leave open (the notes say which).
         needs_review=(any(part.needs_review for part in parts) or status == STATUS_UNGRADABLE
-                      or cell_reached_out or function_reached_out or bool(submission.review)),
+                      or cell_reached_out or review_apart),
         # Not the parts' to settle: a decision on a part leaves it for a person
         # (autograder.results.decisions keeps a review_apart it finds set).
-        review_apart=True if submission.review else None,
+        review_apart=True if review_apart else None,
         submission_hash=submission.content_hash,
         grading_key=assignment.grading_key,
         isolation=list(isolation),
@@ -127,21 +131,18 @@ def _tests(score: PartScore, table: Mapping[str, str]) -> list[TestResult]:
                 float(score.points),
                 float(score.max_points),
                 "passed" if score.points == score.max_points else "failed",
-                "\n".join(score.messages),
+                list(score.messages),
             )
         ]
-    tests = []
-    for check in score.checks:
-        output = check.message  # a failure's reason, or "carried forward from ..." on a pass
-        output = "\n".join([output, *diagnoses.explanations(check.diagnoses, table)]).strip()
-        tests.append(
-            TestResult(
-                check.title,
-                check.part,
-                float(check.points),
-                float(check.max_points),
-                "passed" if check.status == "passed" else "failed",
-                output,
-            )
+    return [
+        TestResult(
+            check.title,
+            check.part,
+            float(check.points),
+            float(check.max_points),
+            "passed" if check.status == "passed" else "failed",
+            [check_message(check)] if check.message else [],
+            list(diagnoses.explanations(check.diagnoses, table)),
         )
-    return tests
+        for check in score.checks
+    ]

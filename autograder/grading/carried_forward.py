@@ -37,7 +37,7 @@ import numpy as np
 
 from autograder.grading.assertions import CarriedForward, CheckFailure, tolerance
 from autograder.grading.student import StudentError
-from autograder.results.result import CARRIED_FORWARD
+from autograder.results.message import named
 from autograder.untrusted.errors import ErrorKind
 
 if TYPE_CHECKING:
@@ -97,14 +97,11 @@ def fresh(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     return tuple(out)
 
 
-def named(functions: Sequence[str]) -> str:
-    return " and ".join(f"`{name}`" for name in functions)
-
-
 def carried_note(functions: Sequence[str], part: str) -> str:
-    """The student-facing note on a check that passed by error carried forward (it starts
-    with ``CARRIED_FORWARD``: the feedback page shows it as such, not as a problem)."""
-    return (f"{CARRIED_FORWARD} from {named(functions)}: your `{part}` uses "
+    """The student-facing note on a check that passed by error carried forward; it is said
+    after the label "carried forward from <functions>" (``Message.label``: the check's
+    ``carried_from`` says it is one, the words never do)."""
+    return (f"your `{part}` uses "
             f"{'it' if len(functions) == 1 else 'them'} correctly, so the bug costs points "
             f"only in {named(functions)}")
 
@@ -127,7 +124,7 @@ def stood_in(result: CheckResult, blocks: Sequence[str]) -> CheckResult:
     failure = replace(result, points=0, status="failed",
                       message=f"It needs your {named(blocks)}, which did not finish or crashed.")
     plural = len(blocks) > 1
-    note = (f"{CARRIED_FORWARD} from {named(blocks)}: {'they' if plural else 'it'} stopped "
+    note = (f"{'they' if plural else 'it'} stopped "
             f"earlier (an endless loop or a crash), so your `{result.part}` was checked with "
             f"a correct {named(blocks)} in {'their' if plural else 'its'} place; the bug costs "
             f"points only in {named(blocks)}")

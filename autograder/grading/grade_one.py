@@ -25,6 +25,8 @@ from autograder.grading.paths import private_paths
 from autograder.grading.session import GradingSession, warm_up_checks
 from autograder.grading.student import reached_out
 from autograder.grading.submission import Submission
+from autograder.results import note_codes
+from autograder.results.message import Message
 from autograder.results.result import SubmissionResult
 from autograder.results.safe_text import PRIVATE_PATH, hide_paths
 from autograder.sandbox.client import SandboxReport, SandboxStudent
@@ -53,7 +55,7 @@ def reference_stand_in(assignment: Assignment) -> Callable[[str, list, dict], An
 def cell_notes(
     submission: Submission, report: SandboxReport, hidden: Sequence[str],
     function_parts: Collection[str],
-) -> tuple[list[str], bool]:
+) -> tuple[list[Message], bool]:
     """Cells that raised or were skipped, named as the student sees them (``cell_name``;
     no path of ``hidden`` shown), and whether one named a path of the grading machine."""
     ran = [cell for cell in submission.cells if cell.source is not None]
@@ -69,13 +71,14 @@ def cell_notes(
         where = cell_name(first, cell.grade_id, function_parts)
         reached = reached or hid
         if outcome.skipped:
-            notes.append(f"{where} was skipped: {outcome.skipped}")
+            notes.append(Message(f"{where} was skipped: {outcome.skipped}",
+                                 code=note_codes.CELL_SKIPPED))
             continue
         error = outcome.error
         reached = reached or reached_out(error)
-        notes.append(
-            f"{where} raised {error.type_name}" + (f": {error.message}" if error.message else "")
-        )
+        notes.append(Message(
+            f"{where} raised {error.type_name}" + (f": {error.message}" if error.message else ""),
+            code=note_codes.CELL_RAISED))
     return notes, reached
 
 
@@ -132,18 +135,21 @@ def grade_submission(
                                                  assignment.function_parts)
             notes += found
             if cell_reached_out:
-                notes.append(REACHED_OUT_CELL)
-            notes += student.report.events
+                notes.append(Message(REACHED_OUT_CELL, code=note_codes.REACHED_OUT_CELL,
+                                     review=True))
+            notes += [Message(event, code=note_codes.FUNCTION_STOPPED, part=function)
+                      for event, function in zip(student.report.events,
+                                                  student.report.event_functions, strict=True)]
             isolation = student.report.isolation
             if student.report.output_bytes > OUTPUT_KEPT:
-                notes.append(
+                notes.append(Message(
                     f"your code printed {student.report.output_bytes:,} characters; "
-                    "only the start was kept"
-                )
-    ta_notes: list[str] = []
+                    "only the start was kept", code=note_codes.OUTPUT_CUT))
+    ta_notes: list[Message] = []
     if evidence is not None:
         scores += list(evidence.part_scores(report, provenance).values())
-        ta_notes = evidence.ta_notes(report)
+        ta_notes = [Message(text, code=note_codes.EVIDENCE_FINDING)
+                    for text in evidence.ta_notes(report)]
     return submission_result(
         submission, assignment, scores, notes, started=started,
         cell_reached_out=cell_reached_out, isolation=isolation, ta_notes=ta_notes,

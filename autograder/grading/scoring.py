@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from autograder.grading import diagnoses
 from autograder.grading.plugin import CheckResult
 from autograder.grading.student import StudentError
+from autograder.results.message import Message
 from autograder.untrusted.errors import ErrorKind
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ class PartScore:
     part: str
     points: float
     max_points: float
-    messages: tuple[str, ...] = ()
+    messages: tuple[Message, ...] = ()
     diagnoses: tuple[str, ...] = ()
     checks: tuple[CheckResult, ...] = ()
     needs_review: bool = False
@@ -65,22 +66,30 @@ def score_parts(results: Iterable[CheckResult], assignment: Assignment) -> dict[
     return scores
 
 
-def _messages(checks: list[CheckResult]) -> tuple[str, ...]:
+def check_message(check: CheckResult) -> Message:
+    """What one check said: its failure's reason, or the note of a pass carried forward."""
+    if check.status == "passed" and check.carried_from:
+        return Message(check.message, carried=True, carried_from=list(check.carried_from))
+    return Message(check.message)
+
+
+def _messages(checks: list[CheckResult]) -> tuple[Message, ...]:
     failed = [c for c in checks if c.status != "passed"]
-    carried = sorted({c.message for c in checks if c.status == "passed" and c.carried_from})
+    carried = [check_message(c) for c in checks if c.status == "passed" and c.carried_from]
+    carried = sorted({m.flat(): m for m in carried}.values(), key=Message.flat)
     if not failed:
         return tuple(carried)
     errors = {c.student_error for c in failed}
     if len(failed) == len(checks) and len(errors) == 1 and None not in errors:
         # Missing or raising everywhere: say it once, not once per check.
         same = len({c.message for c in failed}) == 1
-        return (failed[0].message if failed[0].status == "error" or same
-                else _error_text(failed[0]),)
+        return (Message(failed[0].message if failed[0].status == "error" or same
+                        else _error_text(failed[0])),)
     grouped: dict[str, list[str]] = {}
     for check in failed:
         grouped.setdefault(check.message, []).append(check.title)
-    return tuple(f"{'; '.join(titles)}: {message}" for message, titles in grouped.items()) + tuple(
-        carried)
+    return tuple(Message(f"{'; '.join(titles)}: {message}")
+                 for message, titles in grouped.items()) + tuple(carried)
 
 
 def _error_text(check: CheckResult) -> str:

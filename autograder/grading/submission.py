@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.grading.cells import LockedCell, assign_roles, release_locked_cells
+from autograder.results import note_codes
+from autograder.results.message import Message
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -48,10 +50,12 @@ class Submission:
     evidence: Path | None = None
     content_hash: str = ""
     fatal: str = ""  # why the notebook cannot be graded at all (student-facing)
-    notes: list[str] = field(default_factory=list)  # student-facing remarks
-    # Why a person must look whatever the grade (student-facing, each also in ``notes``): e.g.
-    # a copy of the notebook beside it, which may hold the work the grader did not grade.
-    review: list[str] = field(default_factory=list)
+    # Student-facing remarks; one with ``review`` is why a person must look whatever the
+    # grade: e.g. a copy of the notebook beside it, which may hold the work not graded.
+    notes: list[Message] = field(default_factory=list)
+
+    def note(self, text: str, code: str, *, review: bool = False) -> None:
+        self.notes.append(Message(text, code=code, review=review))
 
     @property
     def runnable(self) -> list[str]:
@@ -87,13 +91,12 @@ def _find_notebook(folder: Path, submission: Submission, name: str) -> Path | No
                     f"{'was' if len(others) == 1 else 'were'} submitted beside it and not graded "
                     "(only the assignment's notebook is); a person will check which one holds "
                     "your work")
-            submission.notes.append(note)
-            submission.review.append(note)
+            submission.note(note, note_codes.NOTEBOOK_COPIES, review=True)
         return expected
     if len(others) == 1:
-        submission.notes.append(
-            f"the notebook was named {others[0].name!r} instead of {name!r}; it was graded anyway"
-        )
+        submission.note(
+            f"the notebook was named {others[0].name!r} instead of {name!r}; it was graded anyway",
+            note_codes.NOTEBOOK_RENAMED)
         return others[0]
     if others:
         submission.fatal = (
@@ -137,8 +140,8 @@ def _read_cells(path: Path, submission: Submission, locked: dict[str, LockedCell
         if not isinstance(source, str):
             code_cells = sum(1 for cell in notebook["cells"][: index + 1]
                              if isinstance(cell, dict) and cell.get("cell_type") == "code")
-            submission.notes.append(f"code cell {code_cells} from the top is damaged (its source "
-                                    "is not text); it was not run")
+            submission.note(f"code cell {code_cells} from the top is damaged (its source is not "
+                            "text); it was not run", note_codes.CELL_DAMAGED)
             continue
         found.append((index, source, _claimed_id(raw)))
     # Roles come from the release, never from the student's metadata (which only names a
@@ -181,9 +184,9 @@ def load_submission(folder: Path, student: str, *, assignment: Assignment) -> Su
     present = {cell.grade_id for cell in cells}
     missing = [name for name in assignment.function_parts if name not in present]
     if missing:
-        submission.notes.append(
+        submission.note(
             "these solution cells were deleted or renamed: "
             + ", ".join(missing)
-            + "; the grader still looks for the functions anywhere in the notebook"
-        )
+            + "; the grader still looks for the functions anywhere in the notebook",
+            note_codes.CELLS_MISSING)
     return submission

@@ -190,5 +190,5 @@ def _review_lines(result: SubmissionResult) -> list[str]:
              + (f": {result.reason}" if result.reason else "")]
     lines += [f"    {part.part}: provisional ({part.points:g}/{part.max_points:g})"
               for part in result.parts if part.needs_review]
-    lines += [f"    for TAs: {note}" for note in result.ta_notes]
+    lines += [f"    for TAs: {note.text}" for note in result.ta_notes]
     return lines

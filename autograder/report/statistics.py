@@ -20,8 +20,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from autograder.batch.course import parse_time
-from autograder.batch.lateness import NOT_JUDGED
 from autograder.grading.diagnoses import known
+from autograder.results import note_codes
+from autograder.results.message import has_code
 from autograder.results.result import (
     STATUS_ERROR,
     STATUS_GRADED,
@@ -153,11 +154,9 @@ def held_back(result: SubmissionResult, assignment: Assignment) -> str:
     zeros for fully masked rows). A person looks first; the report lists them apart. A
     limitation left for a person to read is no such question. (``assignment``: which part is
     its evidence file's.)"""
-    from autograder.grading.grade_one import REACHED_OUT_CELL, REACHED_OUT_FUNCTION  # (lazy: heavy)
-
     if result.status != STATUS_GRADED:
         return "not graded"
-    if REACHED_OUT_CELL in result.notes or REACHED_OUT_FUNCTION in result.notes:
+    if has_code(result.notes, *note_codes.REACHED_OUT):
         return "its code reached for files of the grading machine"
     evidence = assignment.evidence_part
     if evidence is not None and any(part.needs_review for part in result.parts
@@ -245,8 +244,8 @@ def review_lists(results: Sequence[SubmissionResult], without_results: Sequence[
     """Needs-review, ungradable and grader-error students with their reasons."""
     lists = ReviewLists(without_results=list(without_results))
     for result in results:
-        details = [note for note in [*result.notes, *getattr(result, "ta_notes", [])]
-                   if note not in result.reason]  # the reason already says it
+        details = [note.text for note in [*result.notes, *result.ta_notes]
+                   if note.text not in result.reason]  # the reason already says it
         details += [f"part {part.part} is to be read by a person" for part in result.parts
                     if part.needs_review]
         details += [f"grader fault: {fault}" for fault in result.faults]
@@ -291,8 +290,8 @@ def timings(results: Sequence[SubmissionResult]) -> list[Timing]:
     for result in results:
         submitted, due = _moment(result.submitted_at), _moment(result.due)
         hours = (submitted - due).total_seconds() / 3600 if submitted and due else None
-        note = next((n for n in [*result.notes, *getattr(result, "ta_notes", [])]
-                     if n.startswith(("no submission time", NOT_JUDGED))), "")
+        note = next((n.text for n in [*result.notes, *result.ta_notes]
+                     if n.code in (note_codes.TIME_UNCONFIRMED, note_codes.LATE_NOT_JUDGED)), "")
         out.append(Timing(result.student, result.submitted_at, result.due, result.late_label,
                           hours, note, result.late_penalty, result.late_policy))
     return out

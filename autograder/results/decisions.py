@@ -34,7 +34,7 @@ from autograder.results.result import (
 )
 
 DECISIONS_JSON = "decisions.json"
-VERSION = 1
+VERSION = 2  # 2: bases of structured verdicts (``basis``); 1: of their words (``basis_1``), still read
 
 
 class DecisionError(ValueError):
@@ -61,12 +61,29 @@ class PartDecision:
 
 def basis(result: SubmissionResult, part: PartResult) -> str:
     """What a decision about ``part`` judged: the submission's files and the part's automatic
-    result (points, messages, diagnoses), so a resubmission or a changed automatic verdict
-    makes the decision stale (flagged) instead of silently carried over."""
+    verdict (points, diagnoses, and what each message is about: its kind, pointer and
+    carried-forward blocks, not its words), so a resubmission or a changed automatic verdict
+    makes the decision stale (flagged) instead of silently carried over, and a reworded
+    message does not."""
+    auto = part.auto_points if part.auto_points is not None else part.points
+    about = [[m.code, m.pointer, m.carried, m.carried_from] for m in part.messages]
+    text = json.dumps([2, result.submission_hash, part.part, auto, part.max_points,
+                       about, part.diagnoses], sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def basis_1(result: SubmissionResult, part: PartResult) -> str:
+    """The basis decisions.json version 1 recorded (with the messages' words): a decision
+    made then still holds while the part reads as it did."""
     auto = part.auto_points if part.auto_points is not None else part.points
     text = json.dumps([result.submission_hash, part.part, auto, part.max_points,
-                       part.messages, part.diagnoses], sort_keys=True)
+                       [m.flat() for m in part.messages], part.diagnoses], sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def judged(entry: PartDecision, result: SubmissionResult, part: PartResult) -> bool:
+    """Whether ``entry`` judged ``part`` as it stands (its basis, of either version)."""
+    return entry.basis in (basis(result, part), basis_1(result, part))
 
 
 def current_user() -> str:
@@ -166,7 +183,7 @@ def apply(result: SubmissionResult, decisions: Decisions) -> SubmissionResult:
         if entry is None:
             continue
         part.auto_review = part.needs_review
-        if entry.basis == basis(result, part):
+        if judged(entry, result, part):
             part.auto_points = part.points
             part.points, part.needs_review = entry.points, False
             part.decided = entry.describe()
@@ -189,8 +206,7 @@ def _single_tests(result: SubmissionResult) -> None:
 
 
 def _flagged_apart(result: SubmissionResult) -> bool:
-    """Reasons a person looks at a submission whatever its parts say (grade_one, lateness)."""
-    from autograder.grading.grade_one import REACHED_OUT_CELL, REACHED_OUT_FUNCTION
-
+    """Reasons a person looks at a submission whatever its parts say: it could not be
+    graded, its time is open, or a note is a reason to review (code that reached out)."""
     return (result.status == STATUS_UNGRADABLE or (result.late_unknown and bool(result.due))
-            or REACHED_OUT_CELL in result.notes or REACHED_OUT_FUNCTION in result.notes)
+            or any(note.review for note in result.notes))

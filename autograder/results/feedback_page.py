@@ -30,7 +30,7 @@ import re
 import tempfile
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,12 +38,11 @@ import jinja2
 from markupsafe import Markup
 
 from autograder.batch.course import AUTOGRADED, course_root_of
+from autograder.results.message import Message
 from autograder.results.result import (
-    CARRIED_FORWARD,
     STATUS_GRADED,
     SubmissionResult,
     TestResult,
-    is_carried_forward,
     write_atomically,
 )
 from autograder.results.safe_text import without_paths
@@ -60,16 +59,12 @@ _ENVIRONMENT = jinja2.Environment(
 )
 _ENVIRONMENT.filters["points"] = points
 _ENVIRONMENT.filters["plural"] = plural
-# An evidence finding's "<JSON pointer>: <message>" (as an evidence plugin words it).
-_POINTED = re.compile(r"^(/[\w/~.-]*): (.+)$", re.S)
 _COURSE_ID = re.compile(
     r"""^\s*c\.CourseDirectory\.course_id\s*=\s*(?P<q>['"])(?P<id>[^'"\n]+)(?P=q)\s*$""", re.M)
 # A number in a message (a position, an expected or a computed value).
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 # Where one sentence ends and the next begins.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(`])")
-# A note about one function: it starts with the function's name as code.
-_LEADING_NAME = re.compile(r"^`(\w+)`")
 
 
 def code_spans(text: str) -> Markup:
@@ -200,20 +195,14 @@ def _unique(texts: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(text for text in texts if text))
 
 
-def _split_pointer(message: str) -> tuple[str, str]:
-    match = _POINTED.match(message)
-    return (match.group(1), match.group(2)) if match else ("", message)
-
-
-def _pointed(messages: Sequence[str]) -> list[tuple[list[str], str]]:
+def _pointed(messages: Sequence[Message]) -> list[tuple[list[str], str]]:
     """Messages as (pointers, text): one entry per distinct text, with every JSON pointer
     (evidence section) it was said for, in order."""
     grouped: dict[str, list[str]] = {}
     for message in messages:
-        pointer, text = _split_pointer(message)
-        pointers = grouped.setdefault(text, [])
-        if pointer and pointer not in pointers:
-            pointers.append(pointer)
+        pointers = grouped.setdefault(message.text, [])
+        if message.pointer and message.pointer not in pointers:
+            pointers.append(message.pointer)
     return [(pointers, text) for text, pointers in grouped.items()]
 
 
@@ -225,10 +214,11 @@ def _problem(pointers: list[str], text: str) -> Markup:
     return code_spans(f"{_code_listing(pointers)}: {text}" if pointers else text)
 
 
-def _carried_text(text: str, where: str = "") -> Markup:
-    """A carried-forward message as a labelled note."""
-    rest = text[len(CARRIED_FORWARD):] if text.startswith(CARRIED_FORWARD) else f": {text}"
-    return Markup("<strong>Carried forward</strong>") + code_spans(where + rest)
+def _carried_text(message: Message, where: str = "") -> Markup:
+    """A carried-forward message as a labelled note ("Carried forward from `f`: ...")."""
+    blocks = message.label()[len("carried forward"):]
+    return Markup("<strong>Carried forward</strong>") + code_spans(
+        f"{blocks}{where}: {message.text}")
 
 
 def _sentences(text: str) -> list[str]:
@@ -285,18 +275,22 @@ def _failures(failed: Sequence[tuple[TestResult, str]]) -> list[Failure]:
             for first, tests, texts in groups.values()]
 
 
-def _check_rows(row: PartView, tests: Sequence[TestResult], explanations: set[str],
-                clean: Callable[[str], str]) -> list[str]:
+def _check_rows(row: PartView, tests: Sequence[TestResult],
+                clean: Callable[[Message], Message]) -> list[str]:
     """Fill ``row`` from its checks; returns every text the row shows."""
     failed, shown = [], []
-    carried: dict[str, float] = {}
+    carried: dict[str, tuple[Message, float]] = {}
     for test in tests:
-        lines = [line.strip() for line in clean(test.output).split("\n")]
         if test.status == "passed" and test.score >= test.max_score:
-            if lines and is_carried_forward(lines[0]):
-                carried[lines[0]] = carried.get(lines[0], 0.0) + test.score
+            note = test.carried
+            if note is not None:
+                note = clean(note)
+                kept = carried.get(note.flat(), (note, 0.0))[1]
+                carried[note.flat()] = (note, kept + test.score)
             continue
-        reason = " ".join(line for line in lines if line and line not in explanations)
+        lines = [line.strip() for m in test.messages if not m.carried
+                 for line in clean(m).flat().split("\n")]
+        reason = " ".join(line for line in lines if line)
         failed.append((test, reason))
         shown.append(reason)
     row.failures = _failures(failed)
@@ -306,31 +300,34 @@ def _check_rows(row: PartView, tests: Sequence[TestResult], explanations: set[st
         for failure, rest in zip(row.failures, rests, strict=True):
             failure.text = Markup(rest)
         row.shared = Markup("For each of these: ") + Markup(common)
-    for text, kept in carried.items():
-        row.carried.append(_carried_text(text))
+    for text, (note, kept) in carried.items():
+        row.carried.append(_carried_text(note))
         row.carried_points += kept
         shown.append(text)
     return shown
 
 
-def _section_rows(row: PartView, worth: dict[str, int], texts: Sequence[str]) -> list[str]:
+def _section_rows(row: PartView, worth: dict[str, int],
+                  messages: Sequence[Message]) -> list[str]:
     """Fill the ``row`` of a part with sections (the evidence file's): each section with its
     worth, its problems and carried-forward note; messages of no section are the part's."""
     sections = {name: SectionView(name, float(points), None) for name, points in worth.items()}
-    loose: list[str] = []
+    loose: list[Message] = []
     by_section: dict[str, list[tuple[str, str]]] = {}
-    carried_notes: dict[str, list[tuple[str, str]]] = {}  # note -> (section, pointer) it is for
-    for message in texts:
-        pointer, text = _split_pointer(message)
+    # note -> (section, pointer) it is for
+    carried_notes: dict[str, tuple[Message, list[tuple[str, str]]]] = {}
+    for message in messages:
+        pointer, text = message.pointer, message.text
         name = pointer.strip("/").split("/")[0]
         if name in sections:
-            if is_carried_forward(text):
+            if message.carried:
                 sections[name].carried = True
-                carried_notes.setdefault(text, []).append((name, pointer))
+                carried_notes.setdefault(message.label() + text, (message, []))[1].append(
+                    (name, pointer))
             else:
                 by_section.setdefault(name, []).append((pointer, text))
-        elif is_carried_forward(message):
-            row.carried.append(_carried_text(text))
+        elif message.carried:
+            row.carried.append(_carried_text(message))
         else:
             loose.append(message)
     # A text several sections share is said once, naming them; of the others, a paragraph
@@ -384,10 +381,10 @@ def _section_rows(row: PartView, worth: dict[str, int], texts: Sequence[str]) ->
             row.carried_points += section.worth
     # Each section's own note (a NaN its function returned, the error it raised), each
     # distinct note once, naming the sections it holds for.
-    row.carried[:0] = [_carried_text(text, _carried_where(places))
-                       for text, places in carried_notes.items()]
+    row.carried[:0] = [_carried_text(note, _carried_where(places))
+                       for note, places in carried_notes.values()]
     row.problems = said_once + [_problem(pointers, text) for pointers, text in _pointed(loose)]
-    return [*loose, *(text for _, _, text in flat)]
+    return [*(m.flat() for m in loose), *(text for _, _, text in flat)]
 
 
 def _carried_where(places: Sequence[tuple[str, str]]) -> str:
@@ -407,45 +404,48 @@ def view(result: SubmissionResult, assignment: Assignment, *, course: str = "",
     def clean(text: str) -> str:
         return without_paths(text, hidden)
 
+    def cleaned(message: Message) -> Message:
+        return replace(message, text=clean(message.text))
+
     graded = result.status == STATUS_GRADED
     notice = clean(result.reason) if not graded and result.reason else ""
-    messages = {part.part: _unique(clean(m) for m in part.messages) for part in result.parts}
+    messages = {part.part: list({m.flat(): m for m in map(cleaned, part.messages)}.values())
+                for part in result.parts}
     tests: dict[str, list[TestResult]] = {}
     for test in result.tests:
         tests.setdefault(test.part, []).append(test)
     by_checks = {part: found for part, found in tests.items()
                  if any(test.name != part for test in found)}
     where: dict[str, list[str]] = {}  # a part-level problem's text -> the parts that say it
-    for part, texts in messages.items():
+    for part, said in messages.items():
         if part in by_checks:
             continue
-        for text in texts:
-            if not is_carried_forward(text):
-                where.setdefault(text, []).append(part)
+        for message in said:
+            if not message.carried:
+                where.setdefault(message.flat(), []).append(part)
     above = {notice}
     shared = {text: parts for text, parts in where.items() if len(parts) > 1 and text != notice}
     parts: list[PartView] = []
     shown: dict[str, list[str]] = {}  # part -> every text its row shows
     for part in result.parts:
-        texts = messages[part.part]
+        said = messages[part.part]
         row = PartView(part.part, part.points, part.max_points,
                        graded=graded or part.part not in assignment.function_parts,
                        causes=[code_spans(clean(e)) for e in _unique(part.explanations)],
                        needs_review=part.needs_review,
-                       see_above=any(text in above or text in shared for text in texts),
+                       see_above=any(m.flat() in above or m.flat() in shared for m in said),
                        decided=code_spans(clean(part.decided)) if part.decided else None,
                        person_score=part.auto_points is not None,
                        machine_points=part.auto_points or 0.0)
         if part.part in by_checks:
-            explanations = {clean(e).strip() for e in part.explanations}
-            shown[part.part] = _check_rows(row, by_checks[part.part], explanations, clean)
+            shown[part.part] = _check_rows(row, by_checks[part.part], cleaned)
         else:
-            kept = [text for text in texts if text not in above and text not in shared]
+            kept = [m for m in said if m.flat() not in above and m.flat() not in shared]
             sections = _sections_of(assignment, part.part)
             if sections:
                 shown[part.part] = _section_rows(row, sections, kept)
             else:
-                problems = [t for t in kept if not is_carried_forward(t)]
+                problems = [m for m in kept if not m.carried]
                 pointed = [(p if p != [f"/{part.part}"] else [], t)
                            for p, t in _pointed(problems)]
                 rests, common = shared_paragraph([t for _, t in pointed])
@@ -459,22 +459,22 @@ def view(result: SubmissionResult, assignment: Assignment, *, course: str = "",
                 # Without its checks a part cannot show which points were carried: a
                 # full-score part then says nothing of carrying (it kept its points).
                 if part.points < part.max_points:
-                    for _, text in _pointed([t for t in kept if is_carried_forward(t)]):
-                        row.carried.append(_carried_text(text))
-                shown[part.part] = kept
+                    notes_ = list({(m.label(), m.text): m for m in kept if m.carried}.values())
+                    row.carried += [_carried_text(m) for m in notes_]
+                shown[part.part] = [m.flat() for m in kept]
         parts.append(row)
     # Notes: one that is the notice, or that a row already says, is left out; one about a
-    # single function (it starts with its name) is said in that function's row.
+    # single function (its ``part``) is said in that function's row.
     rows = {row.part: row for row in parts}
     notes: list[str] = []
-    for note in _unique(clean(n) for n in result.notes):
-        if note in above or any(note in text for texts in shown.values() for text in texts):
+    for note in list({m.text: m for m in map(cleaned, result.notes) if m.text}.values()):
+        text = note.text
+        if text in above or any(text in said for texts in shown.values() for said in texts):
             continue
-        named = _LEADING_NAME.match(note)
-        if named and named.group(1) in rows and rows[named.group(1)].explained:
-            rows[named.group(1)].notes.append(code_spans(note))
+        if note.part in rows and rows[note.part].explained:
+            rows[note.part].notes.append(code_spans(text))
         else:
-            notes.append(note)
+            notes.append(text)
     notes += [f"{_code_listing(parts_)}: {text}" for text, parts_ in shared.items()]
     return PageView(result, course, code_spans(notice) if notice else None,
                     [code_spans(note) for note in notes], parts)

@@ -126,7 +126,7 @@ def part_text(part: PartResult, to_judge: str = "", evidence_file: str = "") -> 
     else:
         state = ", provisional: a person must review this part" if review else ""
     lines = [f"h2-grader (sandboxed): {points:g}/{part.max_points:g} for {part.part}" + state]
-    lines += [f"  - {message}" for message in part.messages]
+    lines += [f"  - {message.flat()}" for message in part.messages]
     lines += [f"  - likely cause: {explanation}" for explanation in part.explanations]
     if to_judge:
         lines.append(f"Text to judge (from the student's {evidence_file}): {to_judge}")

@@ -59,7 +59,8 @@ def row(result: SubmissionResult) -> dict[str, object]:
         "isolation": isolation_summary(result.isolation),
         # The TA's notes too (e.g. whose inputs a copied evidence file holds): grades.csv is
         # the TA's, the student's page never shows them.
-        "reason": "; ".join(text for text in (result.reason, *result.ta_notes) if text),
+        "reason": "; ".join(text for text in (result.reason, *(n.text for n in result.ta_notes))
+                            if text),
     }
     for part in result.parts:
         values[part.part] = f"{part.points:g}"

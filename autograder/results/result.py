@@ -1,35 +1,45 @@
 """The outcome of grading one submission, as plain data that is saved and compared.
 
-One ``SubmissionResult`` per student becomes ``results.json`` (Gradescope's
-format, our details under ``extra_data``), the feedback report, a row of
-``grades.csv`` and the gradebook's grades. It is rebuilt from ``results.json``
+One ``SubmissionResult`` per student is the machine's part of the grade of record; every
+output (``results.json``, the feedback page, grades.csv, the gradebook, the LMS files, the
+report) is rendered from it (``autograder.publish``). It is rebuilt from ``results.json``
 on a re-run, so whatever was graded before an interruption is never lost.
+
+``results.json`` is Gradescope's format, rendered; the record itself is its
+``extra_data``, every field of the dataclasses below written once by ``record`` and read by
+``from_record`` (``FORMAT`` says which layout; an older file's record is migrated by
+``autograder.results.migrate`` as it is read). What a message means (a pointer, carried-forward credit, a
+reason to review) is a field of ``Message``, never parsed from its words.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
-import re
 import tempfile
-from dataclasses import asdict, dataclass, field
+import types
+import typing
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from autograder.results import migrate
+from autograder.results.message import CARRIED_FORWARD, Message
 
 STATUS_GRADED = "graded"
 STATUS_UNGRADABLE = "ungradable"
 STATUS_ERROR = "grader_error"
 LATE_UNKNOWN = "unknown"  # ``late`` when the batch has a due date but the submission no time
-# How a part's message says a check (or an evidence section) passed on the student's own
-# earlier results (``autograder.grading.carried_forward``): the message starts with it,
-# after the section's JSON pointer for the evidence part ("/<section>: carried forward: ...").
-CARRIED_FORWARD = "carried forward"
-_CARRIED = re.compile(rf"^(?:/[\w/~-]*: )?{CARRIED_FORWARD}\b")
+# The layout of the record in results.json's ``extra_data``: 2 = structured messages (this
+# module); 1 = files written before (no ``format`` key), read by autograder.results.migrate.
+FORMAT = 2
+# The record's fields that are sentences for people: rendered, never read for meaning
+# (tests/results/test_rewording.py rewords them all and finds no figure changed).
+WORDS = frozenset({"text", "explanations", "reason", "decided", "late_policy", "grader_faults"})
 
-
-def is_carried_forward(message: str) -> bool:
-    """Whether a part's message is a carried-forward note (points kept), not a problem."""
-    return bool(_CARRIED.match(message))
+__all__ = ["CARRIED_FORWARD", "FORMAT", "WORDS", "Message", "PartResult", "SubmissionResult",
+           "TestResult", "load", "save", "write_atomically"]
 
 
 @dataclass
@@ -39,7 +49,7 @@ class PartResult:
     part: str
     points: float
     max_points: float
-    messages: list[str] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
     diagnoses: list[str] = field(default_factory=list)  # codes
     explanations: list[str] = field(default_factory=list)  # the codes, in words
     needs_review: bool = False
@@ -52,14 +62,27 @@ class PartResult:
 
 @dataclass
 class TestResult:
-    """One check, as Gradescope shows it (``tags`` holds the part)."""
+    """One check, as Gradescope shows it (``tags`` holds the part): what it said
+    (``messages``: a failure's reason, or its carried-forward note on a pass) and the words
+    of its diagnoses (``explanations``)."""
 
     name: str
     part: str
     score: float
     max_score: float
     status: str  # "passed" | "failed"
-    output: str = ""
+    messages: list[Message] = field(default_factory=list)
+    explanations: list[str] = field(default_factory=list)
+
+    @property
+    def output(self) -> str:
+        """Gradescope's text for the check: its messages, then the likely causes."""
+        return "\n".join([*(m.flat() for m in self.messages), *self.explanations]).strip()
+
+    @property
+    def carried(self) -> Message | None:
+        """Its carried-forward note, when it passed on the student's own earlier results."""
+        return next((m for m in self.messages if m.carried), None)
 
 
 @dataclass
@@ -72,7 +95,7 @@ class SubmissionResult:
     reason: str = ""
     parts: list[PartResult] = field(default_factory=list)
     tests: list[TestResult] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    notes: list[Message] = field(default_factory=list)
     needs_review: bool = False
     submission_hash: str = ""
     grading_key: str = ""  # what decided the grade (autograder.spec.grading_key)
@@ -80,7 +103,7 @@ class SubmissionResult:
     seconds: float = 0.0
     submitted_at: str = ""  # nbgrader's timestamp, when there is one
     due: str = ""  # the due date ``late`` was decided against ("" = the batch had none)
-    late: bool = False  # submitted after the due date (flagged, not penalised)
+    late: bool = False  # submitted after the due date
     late_unknown: bool = False  # a due date, but no readable submission time: a TA checks
     # Where submitted_at comes from (autograder.batch.lateness): "exchange" or "lms" (a record
     # the student cannot write agrees with timestamp.txt, or stands in for it), "timestamp.txt
@@ -90,7 +113,7 @@ class SubmissionResult:
     faults: list[str] = field(default_factory=list)  # checks that crashed: the grader's, for the TA
     # For the TA only (results.json, grades.csv), never on the student's page: e.g. whose
     # inputs a copied evidence file holds.
-    ta_notes: list[str] = field(default_factory=list)
+    ta_notes: list[Message] = field(default_factory=list)
     cohort: str = ""  # the cohort the evidence inputs were derived from ("" = none)
     graded_on: str = ""  # the day it was graded, ``YYYY-MM-DD`` in UTC (feedback page header)
     # Flagged for review for a reason other than its parts (ungradable, lateness, code that
@@ -128,8 +151,41 @@ class SubmissionResult:
     def part(self, name: str) -> PartResult:
         return next(p for p in self.parts if p.part == name)
 
+    def note(self, text: str, code: str, *, review: bool = False, part: str = "") -> Message:
+        """Add a student-facing note (and, with ``review``, a reason a person looks); the
+        ``reason`` line of a graded result says every note."""
+        message = Message(text, code=code, review=review, part=part)
+        self.notes.append(message)
+        self.reason = f"{self.reason}; {text}" if self.reason else text
+        self.needs_review = self.needs_review or review
+        return message
+
+    def ta_note(self, text: str, code: str) -> None:
+        if not any(note.code == code and note.text == text for note in self.ta_notes):
+            self.ta_notes.append(Message(text, code=code))
+
+    def record(self) -> dict[str, Any]:
+        """The record as plain data (``extra_data``): every field once, and its format."""
+        data = dataclasses.asdict(self)
+        data["seconds"] = round(self.seconds, 3)
+        # Two names a reader of results.json has always had: ``late`` says true, false or
+        # "unknown" in one field, and the grader's faults are named as such.
+        data["late"] = LATE_UNKNOWN if data.pop("late_unknown") else self.late
+        data["grader_faults"] = data.pop("faults")
+        return {"format": FORMAT, **data}
+
+    @classmethod
+    def from_record(cls, data: dict[str, Any]) -> SubmissionResult:
+        """Inverse of ``record`` (a field it does not know is ignored; one it lacks takes its
+        default)."""
+        data = dict(data)
+        late = data.pop("late", False)
+        data["late"], data["late_unknown"] = late is True, late == LATE_UNKNOWN
+        data["faults"] = data.pop("grader_faults", [])
+        return _build(cls, data)
+
     def to_gradescope(self) -> dict[str, Any]:
-        """Gradescope's results.json; our own fields go in ``extra_data``."""
+        """Gradescope's results.json, rendered from the record (kept in ``extra_data``)."""
         summary = f"{self.score:g} / {self.max_score:g}"
         if self.late_penalty:
             summary += f" (late penalty −{self.late_penalty:g}: {self.late_policy})"
@@ -152,74 +208,37 @@ class SubmissionResult:
                 }
                 for test in self.tests
             ],
-            "extra_data": {
-                "student": self.student,
-                "assignment": self.assignment,
-                "status": self.status,
-                "reason": self.reason,
-                "parts": [asdict(part) for part in self.parts],
-                "notes": self.notes,
-                "needs_review": self.needs_review,
-                "submission_hash": self.submission_hash,
-                "grading_key": self.grading_key,
-                "isolation": self.isolation,
-                "seconds": round(self.seconds, 3),
-                "submitted_at": self.submitted_at,
-                "due": self.due,
-                "late": LATE_UNKNOWN if self.late_unknown else self.late,  # true, false, "unknown"
-                "time_source": self.time_source,
-                "received_at": self.received_at,
-                "grader_faults": self.faults,
-                "ta_notes": self.ta_notes,
-                "cohort": self.cohort,
-                "graded_on": self.graded_on,
-                "review_apart": self.review_apart,
-                "late_policy": self.late_policy,
-                "late_penalty": self.late_penalty,
-            },
+            "extra_data": self.record(),
         }
 
     @classmethod
     def from_gradescope(cls, data: dict[str, Any]) -> SubmissionResult:
-        """Inverse of ``to_gradescope`` (for resuming and re-exporting)."""
+        """The record in a results.json (an older format migrated as it is read)."""
         extra = data["extra_data"]
-        return cls(
-            student=extra["student"],
-            assignment=extra["assignment"],
-            status=extra["status"],
-            reason=extra.get("reason", ""),
-            parts=[PartResult(**part) for part in extra["parts"]],
-            tests=[
-                TestResult(
-                    test["name"],
-                    test["tags"][0],
-                    test["score"],
-                    test["max_score"],
-                    test["status"],
-                    test.get("output", ""),
-                )
-                for test in data.get("tests", [])
-            ],
-            notes=extra.get("notes", []),
-            needs_review=extra.get("needs_review", False),
-            submission_hash=extra.get("submission_hash", ""),
-            grading_key=extra.get("grading_key", ""),
-            isolation=extra.get("isolation", []),
-            seconds=extra.get("seconds", 0.0),
-            submitted_at=extra.get("submitted_at", ""),
-            due=extra.get("due", ""),
-            late=extra.get("late", False) is True,
-            late_unknown=extra.get("late") == LATE_UNKNOWN,
-            time_source=extra.get("time_source", ""),
-            received_at=extra.get("received_at", ""),
-            faults=extra.get("grader_faults", []),
-            ta_notes=extra.get("ta_notes", []),
-            cohort=extra.get("cohort", ""),
-            graded_on=extra.get("graded_on", ""),
-            review_apart=extra.get("review_apart"),
-            late_policy=extra.get("late_policy", ""),
-            late_penalty=float(extra.get("late_penalty", 0.0)),
-        )
+        if extra.get("format") is None:
+            extra = migrate.format_1_record(data)
+        if extra["format"] != FORMAT:
+            raise ValueError(f"results.json format {extra['format']!r} is not {FORMAT}")
+        return cls.from_record(extra)
+
+
+def _build(kind: Any, value: Any) -> Any:
+    """``value`` (plain JSON data) as ``kind``: a dataclass, a list of them, or plain."""
+    if dataclasses.is_dataclass(kind):
+        hints = typing.get_type_hints(kind)
+        known = {f.name for f in dataclasses.fields(kind) if f.init}
+        return kind(**{name: _build(hints[name], item) for name, item in value.items()
+                       if name in known})
+    origin = typing.get_origin(kind)
+    if origin is list:
+        (inner,) = typing.get_args(kind)
+        return [_build(inner, item) for item in value]
+    if origin in (typing.Union, types.UnionType):
+        options = [option for option in typing.get_args(kind) if option is not type(None)]
+        return None if value is None else _build(options[0], value)
+    if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return value
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -139,12 +139,12 @@ def _list(course: Course, decisions: Decisions, assignment: Assignment) -> int:
         print(f"{result.student}: {result.score:g}/{result.max_score:g}"
               + (f" ({result.reason})" if result.reason else ""))
         for note in result.ta_notes:  # an integrity finding grades.csv states (copied evidence)
-            print(f"  for TAs: {note}")
+            print(f"  for TAs: {note.text}")
         for part in result.parts:
             if part.needs_review:
                 print(f"  {part.part}: {part.points:g}/{part.max_points:g} provisional")
                 for message in part.messages:
-                    print(f"    - {message}")
+                    print(f"    - {message.flat()}")
                 if part.decided:
                     print(f"    - {part.decided}")
                 text = text_to_judge(course.submitted(result.student), part.part, assignment)

@@ -155,6 +155,8 @@ class SandboxReport:
     restarts: int = 0
     output_bytes: int = 0
     events: list[str] = field(default_factory=list)  # student-facing, one line each
+    # The function each event is about ("" = none), in step with ``events``.
+    event_functions: list[str] = field(default_factory=list)
 
 
 class SandboxStudent:
@@ -347,14 +349,14 @@ class SandboxStudent:
                 header, data = protocol.recv(self._sock, deadline)
             reply = safe_reply(message)
         except protocol.ChannelTimeout:
-            self._lose_worker(f"`{name}` did not finish in time ({why})")
+            self._lose_worker(f"`{name}` did not finish in time ({why})", name)
             raise self._give_up(name, ErrorKind.TIMEOUT, why) from None
         except protocol.ProtocolError:
-            self._lose_worker(f"`{name}`: {MALFORMED}")
+            self._lose_worker(f"`{name}`: {MALFORMED}", name)
             raise self._give_up(name, ErrorKind.CRASHED, MALFORMED) from None
         except (protocol.ChannelClosed, OSError):
             why = "os._exit, a fatal error or the memory limit"
-            self._lose_worker(f"`{name}` ended the process running it ({why})")
+            self._lose_worker(f"`{name}` ended the process running it ({why})", name)
             raise self._give_up(name, ErrorKind.CRASHED, why) from None
         self.report.output_bytes = max(self.report.output_bytes, reply.output_bytes)
         error = reply.error
@@ -373,15 +375,15 @@ class SandboxStudent:
             if block != name and block in self.stand_in_names and block not in self._given_up:
                 # A building block loops inside this call: it is the block that pays, and the
                 # call is made again with the grader standing in for it.
-                self._lose_worker(f"`{block}` did not finish in time ({why})")
+                self._lose_worker(f"`{block}` did not finish in time ({why})", block)
                 self._given_up[block] = GivenUp(ErrorKind.TIMEOUT, why)
                 raise _BlockGaveOut(block)
         inner = error.stopped_in
         if inner is not None and inner[2] != name:
             self._lose_worker(f"`{name}` was stopped at once: it calls `{inner[2]}`, which "
-                              "already ran out of time earlier (an endless loop?)")
+                              "already ran out of time earlier (an endless loop?)", name)
         else:
-            self._lose_worker(f"`{name}` did not finish in time ({why})")
+            self._lose_worker(f"`{name}` did not finish in time ({why})", name)
         raise self._give_up(name, ErrorKind.TIMEOUT, why) from None
 
     def _start(self) -> None:
@@ -395,6 +397,7 @@ class SandboxStudent:
                 return
             if self.report.restarts >= self.limits.max_restarts:
                 self.report.events.append("too many cells crashed or hung; the rest were not run")
+                self.report.event_functions.append("")
                 self._skip.update({i: "not run" for i in range(failed_at, len(self.cells))})
                 self._spawn()
                 self._run_cells(deadline)
@@ -505,8 +508,9 @@ class SandboxStudent:
                     function=who.strip("`"),
                 ) from None
 
-    def _lose_worker(self, event: str) -> None:
+    def _lose_worker(self, event: str, function: str) -> None:
         self.report.events.append(event)
+        self.report.event_functions.append(function)
         self._kill()
 
     def _close_channel(self) -> None:

@@ -29,6 +29,7 @@ from hostile_cases import (
 from autograder.results.result import STATUS_ERROR, STATUS_UNGRADABLE, load
 from autograder.spec import REPO
 from tests.support.h2 import SPEC
+from tests.support.said import said
 
 ASSIGNMENT = SPEC.name
 
@@ -36,12 +37,12 @@ pytestmark = pytest.mark.slow
 
 
 def _texts(result) -> list[str]:
-    return [result.reason, *result.notes]
+    return [result.reason, *(note.text for note in result.notes)]
 
 
 def _describe(result) -> str:
     lost = {
-        p.part: (p.points, p.max_points, p.messages)
+        p.part: (p.points, p.max_points, said(p.messages))
         for p in result.parts
         if p.points < p.max_points
     }
@@ -56,7 +57,7 @@ def test_hostile_case(hostile_batch: HostileBatch, hostile: Hostile) -> None:
     assert result.status == expect.status, seen
     for part in result.parts:
         if part.points < part.max_points:
-            assert part.messages, f"{part.part} lost points without a message; {seen}"
+            assert said(part.messages), f"{part.part} lost points without a message; {seen}"
         if part.part in expect.unsure:
             continue
         if part.part in expect.zero:
@@ -71,7 +72,7 @@ def test_hostile_case(hostile_batch: HostileBatch, hostile: Hostile) -> None:
     for pattern in expect.notes:
         assert any(re.search(pattern, text) for text in _texts(result)), (pattern, seen)
     for part, pattern in expect.messages.items():
-        messages = result.part(part).messages
+        messages = said(result.part(part).messages)
         assert any(re.search(pattern, m) for m in messages), (part, pattern, messages)
     if expect.reason:
         assert re.search(expect.reason, result.reason), (expect.reason, result.reason)
@@ -88,7 +89,7 @@ def test_every_student_graded_with_a_reason_for_every_lost_point(
         if result.status == STATUS_ERROR:
             problems.append(f"{result.student}: grader error: {result.reason}")
         for part in result.parts:
-            if part.points < part.max_points and not part.messages:
+            if part.points < part.max_points and not said(part.messages):
                 problems.append(f"{result.student}: {part.part} lost points without a message")
         if result.status != "graded" and not result.reason:
             problems.append(f"{result.student}: {result.status} without a reason")
@@ -194,10 +195,10 @@ def test_hung_cell_is_named_like_a_raising_cell(hostile_batch: HostileBatch) -> 
     raising = hostile_batch.result(student_of(_case("sys_exit_cells")))
     hanging = hostile_batch.result(student_of(_case("loop_top_level")))
     assert any("the code cell that starts `import sys` raised SystemExit" in n
-               for n in raising.notes), raising.notes
+               for n in said(raising.notes)), raising.notes
     assert any("the code cell that starts `while True:` was skipped" in n
-               for n in hanging.notes), hanging.notes
-    assert not any(re.search(r"notebook cell \d", n) for n in raising.notes + hanging.notes)
+               for n in said(hanging.notes)), hanging.notes
+    assert not any(re.search(r"notebook cell \d", n) for n in said(raising.notes + hanging.notes))
 
 
 def _case(name: str) -> Hostile:

@@ -14,6 +14,7 @@ from autograder.results.result import STATUS_ERROR
 from autograder.results.safe_text import FORMULA_STARTS, INPUTS_HIDDEN, MAX_FRACTIONS
 from autograder.spec import REPO
 from tests.support.h2 import SPEC
+from tests.support.said import said
 
 pytestmark = pytest.mark.slow
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -24,9 +25,9 @@ def _case(name: str):
 
 
 def _student_texts(result) -> list[str]:
-    texts = [result.reason, *result.notes]
+    texts = [result.reason, *said(result.notes)]
     for part in result.parts:
-        texts += part.messages
+        texts += said(part.messages)
     texts += [test.output for test in result.tests]
     return texts
 
@@ -63,7 +64,7 @@ def test_nothing_of_the_grading_machine_reaches_a_student(hostile_batch: Hostile
 def test_hidden_inputs_are_not_quoted_back(hostile_batch: HostileBatch) -> None:
     leaks = hostile_batch.result(student_of(_case("leaks")))
     softmax = leaks.part("stable_softmax")
-    assert any(INPUTS_HIDDEN in message for message in softmax.messages), softmax.messages
+    assert any(INPUTS_HIDDEN in message for message in said(softmax.messages)), said(softmax.messages)
     # Quoting the lecture's public hand example is harmless; an array of hidden-check values
     # (many fractions, even computed ones like a nested function's scores) never shows.
     for text in _student_texts(leaks):

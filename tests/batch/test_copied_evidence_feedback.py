@@ -13,6 +13,7 @@ from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.batch.engine import grade_course
 from autograder.batch.lateness import NOT_JUDGED
 from tests.support.h2 import SPEC
+from tests.support.said import said
 
 pytestmark = pytest.mark.slow
 
@@ -29,8 +30,8 @@ def test_the_copiers_feedback_never_names_the_student_copied_from(tmp_path, opti
 
     assert copier.needs_review and copier.part("evidence").points < copier.part(
         "evidence").max_points
-    student_texts = [copier.reason, *copier.notes,
-                     *(m for part in copier.parts for m in part.messages),
+    student_texts = [copier.reason, *said(copier.notes),
+                     *(m for part in copier.parts for m in said(part.messages)),
                      *(test.output for test in copier.tests)]
     assert any("not yours" in text for text in student_texts)
     assert not any(ORIGINAL in text for text in student_texts), student_texts
@@ -38,7 +39,7 @@ def test_the_copiers_feedback_never_names_the_student_copied_from(tmp_path, opti
     assert ORIGINAL not in page and "not yours" in page
 
     saved = json.loads((root / "autograded" / COPIER / SPEC.name / RESULTS_JSON).read_text())
-    assert any(repr(ORIGINAL) in note for note in saved["extra_data"]["ta_notes"])
+    assert any(repr(ORIGINAL) in note["text"] for note in saved["extra_data"]["ta_notes"])
     with (root / "grades.csv").open(newline="") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
     assert repr(ORIGINAL) in rows[COPIER]["reason"] and rows[COPIER]["needs_review"] == "yes"

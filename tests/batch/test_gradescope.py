@@ -40,6 +40,7 @@ def test_run_autograder_writes_gradescope_results(tmp_path, course_factory):
     # records the NaN (issue 26) and the sections it touches are carried forward, since
     # stable_softmax already paid for the bug: the evidence part loses nothing, and says why.
     assert evidence["points"] == SPEC.part_points["evidence"]
-    assert any("your function returned NaN here" in m for m in evidence["messages"])
-    assert not any("student id" in message for message in evidence["messages"])
+    carried = [m for m in evidence["messages"] if m["carried"]]  # said as a field
+    assert any("your function returned NaN here" in m["text"] for m in carried)
+    assert not any("student id" in message["text"] for message in evidence["messages"])
     assert (results.parent / "feedback.html").exists()

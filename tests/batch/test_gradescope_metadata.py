@@ -202,7 +202,7 @@ def test_a_late_submission_is_recorded_late_and_the_course_policy_applied(tmp_pa
                             documented_metadata("s307@example.org", VERY_LATE))
     extra = data["extra_data"]
     assert extra["late_penalty"] == 30 and data["score"] == 70
-    assert any("after the late due date 2026-03-04 07:59:00 UTC" in n for n in extra["ta_notes"])
+    assert any("after the late due date 2026-03-04 07:59:00 UTC" in n for n in (note["text"] for note in extra["ta_notes"]))
 
     # An extension: the user's own due date, when the metadata has one, is the one.
     extended = documented_metadata("s308@example.org", LATE, assignment={

@@ -16,6 +16,7 @@ from autograder.batch.engine import grade_course
 from autograder.bundles.h2_attention.samples import set_cell
 from autograder.grading.grade_one import REACHED_OUT_CELL, REACHED_OUT_FUNCTION
 from tests.support.h2 import SPEC
+from tests.support.said import said
 
 pytestmark = pytest.mark.slow
 
@@ -53,13 +54,15 @@ def test_ungradable_and_reaching_out_go_to_review(tmp_path, options, course_fact
 
     reads = results["c-reads"]
     assert reads.status == "graded" and reads.score == 100  # reading failed; nothing gained
-    assert any("<path>" in note for note in reads.notes)  # the path itself never shows
-    assert CELL in reads.notes and CELL in saved["c-reads"]["notes"] and CELL in reads.reason
+    assert any("<path>" in note for note in said(reads.notes))  # the path itself never shows
+    assert CELL in said(reads.notes) and CELL in reads.reason
+    assert {"text": CELL, "code": "reached_out_cell", "review": True}.items() <= next(
+        n for n in saved["c-reads"]["notes"] if n["text"] == CELL).items()
     assert rows["c-reads"]["needs_review"] == "yes" and saved["c-reads"]["needs_review"] is True
 
     when_called = results["d-reads-when-called"]
     assert when_called.part("stable_softmax").points == 0
-    assert FUNCTION in when_called.notes and when_called.needs_review
-    assert CELL not in when_called.notes
+    assert FUNCTION in said(when_called.notes) and when_called.needs_review
+    assert CELL not in said(when_called.notes)
 
     assert rows["a-correct"]["needs_review"] == "no" and results["a-correct"].notes == []

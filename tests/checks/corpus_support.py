@@ -34,6 +34,7 @@ from autograder.grading import CheckResult, run_checks, score_parts  # noqa: E40
 from autograder.grading.scoring import PartScore  # noqa: E402
 from tests.support.h2 import H2  # noqa: E402
 from tests.support.in_process import InProcessStudent  # noqa: E402
+from tests.support.said import said  # noqa: E402
 
 
 def reference_source() -> str:
@@ -145,7 +146,7 @@ def detection(
             continue
         lost = score.points < score.max_points
         if lost and part not in case.also_affects:
-            problems.append(f"{part} lost points ({score.points}/{score.max_points}): {score.messages}")
+            problems.append(f"{part} lost points ({score.points}/{score.max_points}): {said(score.messages)}")
         if not lost and part in case.also_affects:
             problems.append(f"{part} is declared in ALSO_AFFECTS but kept full points")
     return not problems, problems

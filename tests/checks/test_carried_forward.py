@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.said import said
+
 from .corpus_support import grade_source, override_source
 
 UNSCALED = '''
@@ -32,18 +34,18 @@ def test_a_scores_bug_is_charged_in_attention_scores_only():
     scores = grade_source(override_source(UNSCALED))
     assert scores["attention_scores"].points < scores["attention_scores"].max_points
     for part in ("scaled_dot_product_attention", "value_intervention"):
-        assert scores[part].points == scores[part].max_points, scores[part].messages
+        assert scores[part].points == scores[part].max_points, said(scores[part].messages)
     assert any(m.startswith("carried forward from `attention_scores`")
-               for m in scores["scaled_dot_product_attention"].messages)
+               for m in said(scores["scaled_dot_product_attention"].messages))
     # Their SDPA keeps its points (it only carries the bug forward), so the note on the
     # intervention names where the bug lives, not the function it calls.
     assert any("carried forward from `attention_scores`" in m
-               for m in scores["value_intervention"].messages), scores["value_intervention"].messages
+               for m in said(scores["value_intervention"].messages)), said(scores["value_intervention"].messages)
     # Each of their SDPA's checks names the block: the note names it once.
-    assert scores["value_intervention"].messages == (
+    assert said(scores["value_intervention"].messages) == (
         "carried forward from `attention_scores`: your `value_intervention` uses it correctly, "
         "so the bug costs points only in `attention_scores`",
-    ), scores["value_intervention"].messages
+    ), said(scores["value_intervention"].messages)
 
 
 def test_an_unimplemented_block_costs_the_parts_that_cannot_run_without_it():
@@ -52,7 +54,7 @@ def test_an_unimplemented_block_costs_the_parts_that_cannot_run_without_it():
     sdpa = scores["scaled_dot_product_attention"]
     assert sdpa.points == 0
     assert any("needs your `attention_scores`, which is not implemented yet" in m
-               for m in sdpa.messages), sdpa.messages
+               for m in said(sdpa.messages)), said(sdpa.messages)
     assert scores["stable_softmax"].points == scores["stable_softmax"].max_points
 
 
@@ -60,7 +62,7 @@ def test_a_correct_block_is_not_blamed_for_the_caller_s_bug():
     scores = grade_source(override_source(SDPA_IGNORES_MASK))
     sdpa = scores["scaled_dot_product_attention"]
     assert sdpa.points < sdpa.max_points
-    assert not any("The cause is in your `stable_softmax`" in m for m in sdpa.messages)
+    assert not any("The cause is in your `stable_softmax`" in m for m in said(sdpa.messages))
     assert scores["stable_softmax"].points == scores["stable_softmax"].max_points
 
 
@@ -97,26 +99,26 @@ def test_a_softmax_bug_costs_nothing_in_self_and_cross_attention():
     scores = grade_source(override_source(SOFTMAX_OVER_QUERIES))
     assert scores["stable_softmax"].points < scores["stable_softmax"].max_points
     for part in ("scaled_dot_product_attention", *PROJECTING_PARTS):
-        assert scores[part].points == scores[part].max_points, scores[part].messages
+        assert scores[part].points == scores[part].max_points, said(scores[part].messages)
     assert any(m.startswith("carried forward from `stable_softmax`")
-               for m in scores["scaled_dot_product_attention"].messages)
+               for m in said(scores["scaled_dot_product_attention"].messages))
     # The note names where the bug lives (their SDPA only carries it forward and keeps
     # its points), not the function self- and cross-attention call.
     for part in PROJECTING_PARTS:
-        assert scores[part].messages == (
+        assert said(scores[part].messages) == (
             f"carried forward from `stable_softmax`: your `{part}` uses it correctly, so the bug "
             "costs points only in `stable_softmax`",
-        ), scores[part].messages
+        ), said(scores[part].messages)
 
 
 def test_an_sdpa_bug_of_its_own_is_named_in_self_and_cross_attention():
     scores = grade_source(override_source(SDPA_IGNORES_MASK))
     assert scores["scaled_dot_product_attention"].points < scores["scaled_dot_product_attention"].max_points
     for part in PROJECTING_PARTS:
-        assert scores[part].points == scores[part].max_points, scores[part].messages
+        assert scores[part].points == scores[part].max_points, said(scores[part].messages)
         assert any(m.startswith("carried forward from `scaled_dot_product_attention`: "
                                 f"your `{part}` uses it correctly")
-                   for m in scores[part].messages), scores[part].messages
+                   for m in said(scores[part].messages)), said(scores[part].messages)
 
 
 def test_a_wiring_bug_of_its_own_still_costs_points_beside_a_softmax_bug():
@@ -126,8 +128,8 @@ def test_a_wiring_bug_of_its_own_still_costs_points_beside_a_softmax_bug():
     # tests the dtype only, which their self-attention keeps: issue 26.)
     for part in PROJECTING_PARTS:
         about_values = [c for c in scores[part].checks if "float32" not in c.name]
-        assert about_values and all(c.points == 0 for c in about_values), scores[part].messages
-        assert not any("carried forward" in m for m in scores[part].messages), scores[part].messages
+        assert about_values and all(c.points == 0 for c in about_values), said(scores[part].messages)
+        assert not any("carried forward" in m for m in said(scores[part].messages)), said(scores[part].messages)
         assert not any(c.carried_from for c in scores[part].checks)
     # The same bugs on a correct softmax: each part reports its own misconception.
     alone = grade_source(override_source(OWN_WIRING_BUGS))
@@ -143,7 +145,7 @@ def test_self_and_cross_attention_cannot_run_without_an_implemented_block(stub, 
     for part in PROJECTING_PARTS:
         assert scores[part].points == 0
         assert any(f"needs your `{missing}`, which is not implemented yet" in m
-                   for m in scores[part].messages), scores[part].messages
+                   for m in said(scores[part].messages)), said(scores[part].messages)
 
 
 # ---------------------------------------------- carried forward is a transfer, never a gift
@@ -204,8 +206,8 @@ def honest_stubs_total():
 def test_unwritten_functions_earn_nothing_by_carry_forward(source, honest_stubs_total):
     scores = grade_source(override_source(source))
     for part in UNDONE:
-        assert scores[part].points == 0, (part, scores[part].messages)
-        assert not any(m.startswith("carried forward") for m in scores[part].messages), scores[part].messages
+        assert scores[part].points == 0, (part, said(scores[part].messages))
+        assert not any(m.startswith("carried forward") for m in said(scores[part].messages)), said(scores[part].messages)
     assert _total(scores) <= honest_stubs_total
 
 
@@ -213,7 +215,7 @@ def test_a_carried_pass_whose_block_kept_its_points_says_why_it_is_not_carried()
     scores = grade_source(override_source(RECOGNISES_THE_RECHECK))
     assert scores["attention_scores"].points == scores["attention_scores"].max_points
     assert any("This is not carried forward: your `attention_scores` passes all of its own checks"
-               in m for m in scores["self_attention"].messages), scores["self_attention"].messages
+               in m for m in said(scores["self_attention"].messages)), said(scores["self_attention"].messages)
 
 
 def test_a_block_that_fails_differently_on_every_input_still_carries_its_error():
@@ -229,4 +231,4 @@ def stable_softmax(scores, mask=None, temperature=1.0):
 '''))
     assert scores["stable_softmax"].points < scores["stable_softmax"].max_points
     sdpa = scores["scaled_dot_product_attention"]
-    assert any(m.startswith("carried forward from `stable_softmax`") for m in sdpa.messages), sdpa.messages
+    assert any(m.startswith("carried forward from `stable_softmax`") for m in said(sdpa.messages)), said(sdpa.messages)

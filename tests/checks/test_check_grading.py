@@ -26,6 +26,7 @@ from tests.support.h2 import H2, SPEC
 from tests.support.in_process import InProcessStudent
 from tests.support.notebook_cells import code_cells
 from tests.support.pytest_session import CheckPlugin
+from tests.support.said import said
 
 from .corpus_support import grade_source, override_source, reference_source, stub_source
 
@@ -93,7 +94,7 @@ def test_reference_scores_full_marks(reference_results):
     assert failed == []
     scores = score_parts(reference_results, H2)
     assert total(scores) == (78, 78)
-    assert all(not s.messages and not s.diagnoses for s in scores.values())
+    assert all(not said(s.messages) and not s.diagnoses for s in scores.values())
 
 
 def test_stubs_score_zero_everywhere_with_the_exception_stated_once():
@@ -101,9 +102,9 @@ def test_stubs_score_zero_everywhere_with_the_exception_stated_once():
     assert list(scores) == list(PART_POINTS)
     for part, score in scores.items():
         assert score.points == 0, part
-        assert len(score.messages) == 1, (part, score.messages)
-        assert "NotImplementedError" in score.messages[0]
-        assert part in score.messages[0]
+        assert len(said(score.messages)) == 1, (part, said(score.messages))
+        assert "NotImplementedError" in said(score.messages)[0]
+        assert part in said(score.messages)[0]
 
 
 RELEASE_NOTEBOOK = SPEC.release_notebook
@@ -115,21 +116,21 @@ def test_untouched_release_notebook_scores_zero_on_every_code_part():
     scores = score_parts(run_checks(student, H2), H2)
     for part, score in scores.items():
         assert score.points == 0, part
-        assert len(score.messages) == 1 and "NotImplementedError" in score.messages[0], (part, score.messages)
+        assert len(said(score.messages)) == 1 and "NotImplementedError" in said(score.messages)[0], (part, said(score.messages))
 
 
 def test_missing_functions_score_zero():
     scores = grade_source("import numpy as np\n")
     for score in scores.values():
         assert score.points == 0
-        assert len(score.messages) == 1 and "not found" in score.messages[0]
+        assert len(said(score.messages)) == 1 and "not found" in said(score.messages)[0]
 
 
 def test_a_raising_function_costs_only_its_own_part():
     source = override_source("def causal_mask(n_q, n_k=None):\n    raise ZeroDivisionError('oops')\n")
     scores = grade_source(source)
     assert scores["causal_mask"].points == 0
-    assert scores["causal_mask"].messages == ("`causal_mask` raised ZeroDivisionError: oops",)
+    assert said(scores["causal_mask"].messages) == ("`causal_mask` raised ZeroDivisionError: oops",)
     assert all(s.points == s.max_points for p, s in scores.items() if p != "causal_mask")
 
 
@@ -166,7 +167,7 @@ def test_hostile_results_earn_nothing():
     scores = grade_source(override_source(HOSTILE))
     assert scores["stable_softmax"].points == 0
     assert scores["causal_mask"].points == 0
-    assert "not plain data" in scores["causal_mask"].messages[0]
+    assert "not plain data" in said(scores["causal_mask"].messages)[0]
     untouched = set(PART_POINTS) - {"stable_softmax", "causal_mask", "scaled_dot_product_attention", "value_intervention"}
     assert all(scores[p].points == scores[p].max_points for p in untouched)
 
@@ -184,7 +185,7 @@ def test_messages_do_not_leak_check_internals():
     texts = []
     for source in (stub_source(), override_source((Path(__file__).parents[1] / "buggy" / "softmax_wrong_axis.py").read_text())):
         for score in grade_source(source).values():
-            texts += list(score.messages)
+            texts += list(said(score.messages))
     assert texts
     for text in texts:
         assert not re.search(r"probes|Traceback|assert |def |test_|autograder|np\.random", text), text

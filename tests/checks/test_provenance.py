@@ -32,6 +32,7 @@ from solutions.evidence import build_evidence
 from tests.support.evidence_files import TORCH_API, honest_evidence
 from tests.support.h2 import SPEC
 from tests.support.in_process import InProcessStudent
+from tests.support.said import said
 
 from .corpus_support import buggy_cases, grade_source, reference_source, stub_source
 
@@ -80,7 +81,7 @@ def test_a_correct_submission_keeps_every_point_with_no_review():
     assert provenance.findings == () and provenance.checked == tuple(SECTIONS)
     assert provenance.calls == MAX_CALLS
     part = evidence_part(report, provenance)
-    assert (part.points, part.max_points, part.needs_review, part.messages) == (14, 14, False, ())
+    assert (part.points, part.max_points, part.needs_review, said(part.messages)) == (14, 14, False, ())
 
 
 @pytest.mark.parametrize("made_by", ["reference", "torch"])
@@ -94,7 +95,7 @@ def test_stubs_with_a_borrowed_file_lose_every_recomputed_section(made_by):
     part = evidence_part(report, provenance)
     assert part.points == 2 and part.needs_review  # identity is about the id, not the code
     for title in ("the hand example", "the masked case", "the parity check", "the intervention"):
-        assert any(f"do not reproduce {title}:" in message for message in part.messages), title
+        assert any(f"do not reproduce {title}:" in message for message in said(part.messages)), title
     assert all("NotImplementedError" in f.message for f in provenance.findings)
     limitation = evidence_part_scores(report, provenance)["limitation"]
     assert limitation.points == 8 and not limitation.needs_review  # not charged, not flagged
@@ -363,7 +364,7 @@ def test_a_lookup_table_for_the_evidence_inputs_is_flagged_but_keeps_its_points(
     assert finding.check == "intervention" and provenance.lost == frozenset()
     part = evidence_part(report, provenance)
     assert part.points == 14 and part.needs_review
-    assert "`value_intervention` scored 0 on the hidden checks" in " ".join(part.messages)
+    assert "`value_intervention` scored 0 on the hidden checks" in " ".join(said(part.messages))
 
 
 def test_a_correct_submission_is_not_flagged_by_its_scores():

@@ -24,12 +24,12 @@ from autograder.bundles.h2_attention.provenance import (
 )
 from autograder.bundles.h2_attention.raised_sections import error_text, same_error
 from autograder.grading.student import StudentError
-from autograder.results.result import is_carried_forward
 from autograder.results.safe_text import INPUTS_HIDDEN
 from solutions.evidence import build_evidence
 from tests.support.evidence_files import honest_evidence
 from tests.support.h2 import SPEC
 from tests.support.in_process import InProcessStudent
+from tests.support.said import said
 
 from .corpus_support import (
     buggy_cases,
@@ -101,11 +101,11 @@ def test_a_bug_that_raises_costs_points_in_its_own_part_only(name, culprit, sect
     assert {entry.section for entry in provenance.raised} == sections
     part = evidence_part_scores(report, provenance)["evidence"]
     assert (part.points, part.needs_review) == (FULL, False)
-    assert all(is_carried_forward(m.split(": ", 1)[1]) for m in part.messages)
-    for message in part.messages:  # which function raised, and that its part paid
+    assert all(m.carried and m.pointer for m in part.messages)  # a field, not words
+    for message in said(part.messages):  # which function raised, and that its part paid
         assert "raised ValueError here" in message
         assert f"`{culprit}` already lost points for this bug in its own part" in message
-    assert not any("could not compute this section" in m for m in part.messages)
+    assert not any("could not compute this section" in m for m in said(part.messages))
 
 
 def test_the_note_names_the_block_that_raised_and_the_one_that_caused_it():
@@ -173,7 +173,7 @@ def test_a_forged_error_scores_0_and_goes_to_a_ta():
     assert "they compute it without an error" in finding.message
     part = evidence_part_scores(report, provenance)["evidence"]
     assert part.points == FULL - SPEC.evidence_sections["masked_case"] and part.needs_review
-    assert not any("could not compute this section" in m for m in part.messages)
+    assert not any("could not compute this section" in m for m in said(part.messages))
 
 
 def test_another_error_than_the_one_the_functions_raise_is_not_carried():

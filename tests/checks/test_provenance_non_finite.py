@@ -18,11 +18,11 @@ from autograder.bundles.h2_attention.evidence import EvidenceReport, verify_evid
 from autograder.bundles.h2_attention.evidence.non_finite import locate
 from autograder.bundles.h2_attention.evidence_parts import evidence_part_scores
 from autograder.bundles.h2_attention.provenance import Provenance, check_provenance
-from autograder.results.result import is_carried_forward
 from solutions.evidence import build_evidence
 from tests.support.evidence_files import honest_evidence
 from tests.support.h2 import SPEC
 from tests.support.in_process import InProcessStudent
+from tests.support.said import said
 
 from .corpus_support import buggy_cases, grade_source, reference_source
 
@@ -78,20 +78,20 @@ def test_its_honest_file_with_nan_loses_nothing_in_the_evidence_part(wrong_axis)
     assert set(provenance.carried) == NAN_SECTIONS | {"hand_example"}
     part = evidence_part_scores(report, provenance)["evidence"]
     assert (part.points, part.needs_review) == (SPEC.part("evidence").points, False)
-    notes = [m for m in part.messages if "NaN" in m]
-    assert len(notes) == 3 and all(is_carried_forward(m) for m in part.messages)
+    notes = [m for m in said(part.messages) if "NaN" in m]
+    assert len(notes) == 3 and all(m.carried for m in part.messages)
     masked = next(m for m in notes if m.startswith("/masked_case/"))
     assert masked.startswith(f"{locate(wrong_axis, 'masked_case').pointer}: carried forward: "
                              "your function returned NaN here (`scaled_dot_product_attention`, "
                              "in the masked case's weights)")
-    assert not any("JSON" in m or "Out of range" in m for m in part.messages)
+    assert not any("JSON" in m or "Out of range" in m for m in said(part.messages))
 
 
 def test_a_correct_student_keeps_every_point():
     data = build_evidence(vars(solutions), STUDENT, LIMITATION, COHORT)
     report, provenance = grade(reference_source(), data, charged(reference_source()))
     part = evidence_part_scores(report, provenance)["evidence"]
-    assert (part.points, part.needs_review, part.messages) == (14, False, ())
+    assert (part.points, part.needs_review, said(part.messages)) == (14, False, ())
 
 
 def test_a_nan_the_correct_functions_do_not_compute_costs_the_section(evidence_of_reference):
@@ -105,7 +105,7 @@ def test_a_nan_the_correct_functions_do_not_compute_costs_the_section(evidence_o
     assert "the file's NaN" in finding.message
     part = evidence_part_scores(report, provenance)["evidence"]
     assert part.points == 14 - SPEC.evidence_sections["masked_case"] and part.needs_review
-    assert not any("your function returned NaN" in m for m in part.messages)  # it did not
+    assert not any("your function returned NaN" in m for m in said(part.messages))  # it did not
 
 
 def test_a_forged_nan_is_not_carried_even_when_the_functions_are_charged(wrong_axis):
@@ -142,7 +142,7 @@ def test_nan_is_carried_only_from_a_function_that_was_charged(wrong_axis):
     assert all(f.severity == "review" for f in provenance.findings)
     part = evidence_part_scores(report, provenance)["evidence"]
     assert part.points == 2 and part.needs_review
-    masked = next(m for m in part.messages if m.startswith("/masked_case/")
+    masked = next(m for m in said(part.messages) if m.startswith("/masked_case/")
                   and "lost points for it" in m)
     assert "your function returned NaN here (`scaled_dot_product_attention`" in masked
 

@@ -97,7 +97,7 @@ def test_unknown_times_are_never_on_time():
         created_at="yesterday", assignment={"due_date": "2026-03-01T23:59:00-08:00"})),
         parse("10%/day"))
     assert no_time.late_unknown and no_time.needs_review and no_time.late_penalty == 0
-    assert any("created_at 'yesterday' is not a time" in note for note in no_time.ta_notes)
+    assert any("created_at 'yesterday' is not a time" in note.text for note in no_time.ta_notes)
 
 
 def test_a_needs_review_result_gets_a_hidden_entry_with_the_reason():

@@ -18,6 +18,7 @@ from autograder.integrations.gradescope.results import gradescope_results
 from autograder.report import write_report
 from autograder.results import feedback_page, graded_notebook, grades_csv
 from autograder.results import result as saved  # (its TestResult is not a pytest class)
+from autograder.results.message import Message
 from autograder.results.result import STATUS_GRADED, PartResult, SubmissionResult, save
 from tests.bundles import students
 
@@ -36,7 +37,8 @@ def graded(second, student: str, lose: float = 0.0, codes: tuple[str, ...] = ()
              for name, points in second.part_points.items()]
     tests = [saved.TestResult(f"{part.part} works", part.part, part.points, part.max_points,
                               "passed" if part.points == part.max_points else "failed",
-                              "" if part.points == part.max_points else "`normalize` is off")
+                              [] if part.points == part.max_points
+                              else [Message("`normalize` is off")])
              for part in parts]
     return SubmissionResult(student, second.name, STATUS_GRADED, parts=parts, tests=tests)
 

@@ -9,7 +9,9 @@ import math
 import pytest
 
 from autograder.report import statistics
+from autograder.results import note_codes
 from autograder.results import result as saved  # (its TestResult is not a pytest class)
+from autograder.results.message import Message
 from autograder.results.result import (
     STATUS_ERROR,
     STATUS_GRADED,
@@ -99,7 +101,7 @@ def test_review_lists_say_why():
     error = SubmissionResult("e", SPEC.name, STATUS_ERROR, reason="worker died",
                              faults=["check crashed"])
     review = SubmissionResult("r", SPEC.name, STATUS_GRADED, needs_review=True,
-                              notes=["a cell tried to open files of the grading machine"])
+                              notes=[Message("a cell tried to open files of the grading machine")])
     lists = statistics.review_lists([ungradable, error, review], ["missing"])
     assert [e.student for e in lists.needs_review] == ["u", "r"]
     assert [(e.student, e.reason) for e in lists.ungradable] == [("u", "JSON is broken")]
@@ -113,7 +115,8 @@ def test_timings_against_the_due_date():
                             due="2026-12-14 23:59:00 UTC", late=True)
     unknown = SubmissionResult("u", SPEC.name, STATUS_GRADED, due="2026-12-14 23:59:00 UTC",
                                late_unknown=True,
-                               notes=["no submission time (timestamp.txt missing): check"])
+                               notes=[Message("no submission time (timestamp.txt missing): check",
+                                              code=note_codes.TIME_UNCONFIRMED, review=True)])
     (t_late, t_unknown) = statistics.timings([late, unknown])
     assert t_late.hours_from_due == pytest.approx(2.0) and t_late.late == "yes"
     assert t_unknown.hours_from_due is None and t_unknown.late == "unknown"
@@ -141,17 +144,16 @@ def test_a_submission_under_an_integrity_review_is_no_misconception():
 
 
 def test_code_that_reached_for_the_grading_machine_is_held_back():
-    from autograder.grading.grade_one import REACHED_OUT_CELL
-
     reached = result("r", {"x": False}, 0, diagnoses={PART: ["softmax_wrong_axis"]})
-    reached.notes = [REACHED_OUT_CELL]
+    # Its words do not matter, its kind does (nothing parses a sentence).
+    reached.notes = [Message("any words at all", code=note_codes.REACHED_OUT_CELL, review=True)]
     assert statistics.held_back(reached, SPEC)
     assert statistics.misconception_counts([reached], SPEC) == []
 
 
 def test_review_details_do_not_repeat_the_reason():
     note = "`stable_softmax` did not finish in time"
-    looped = SubmissionResult("l", SPEC.name, STATUS_GRADED, reason=note, notes=[note],
+    looped = SubmissionResult("l", SPEC.name, STATUS_GRADED, reason=note, notes=[Message(note)],
                               needs_review=True, parts=[PartResult("evidence", 2, 14,
                                                                    needs_review=True)])
     (entry,) = statistics.review_lists([looped]).needs_review

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from autograder.grading.scoring import PartScore
-from autograder.results.result import CARRIED_FORWARD
+from autograder.results.message import Message
 
 from .bundle import H2
 from .evidence import EvidenceReport, Finding
@@ -11,10 +11,12 @@ from .evidence.non_finite import locate
 from .provenance import Provenance
 from .raised_sections import RaisedSection
 
+# Said after the label "carried forward" (``Message.carried`` marks the note, not its words).
 CARRIED_NOTE = (
-    f"{CARRIED_FORWARD}: these are the numbers your own functions compute, so the section keeps "
+    "these are the numbers your own functions compute, so the section keeps "
     "its points; the bugs behind them cost points once, in the functions' own parts"
 )
+CARRIED = "carried_forward"  # the code of a carried-forward finding
 
 
 def carried_note(report: EvidenceReport, section: str,
@@ -25,11 +27,10 @@ def carried_note(report: EvidenceReport, section: str,
     recorded = locate(report.data, section) if report.data is not None else None
     pointer, message = f"/{section}", CARRIED_NOTE
     if raised is not None:
-        message = f"{CARRIED_FORWARD}: {raised.note()}"
+        message = raised.note()
     elif recorded is not None:
-        rest = CARRIED_NOTE.removeprefix(f"{CARRIED_FORWARD}: ")
-        pointer, message = recorded.pointer, f"{CARRIED_FORWARD}: {recorded.returned()}; {rest}"
-    return Finding(code="carried_forward", part="evidence", layer="provenance", pointer=pointer,
+        pointer, message = recorded.pointer, f"{recorded.returned()}; {CARRIED_NOTE}"
+    return Finding(code=CARRIED, part="evidence", layer="provenance", pointer=pointer,
                    check=section, severity="warning", message=message)
 
 
@@ -57,9 +58,9 @@ def evidence_part_scores(
     scores = {}
     for part in H2.evidence_parts:
         messages = tuple(
-            f"{finding.pointer}: {finding.message}"
-            if finding.pointer not in ("", "/")
-            else finding.message
+            Message(finding.message, code=finding.code,
+                    pointer=finding.pointer if finding.pointer not in ("", "/") else "",
+                    carried=finding.code == CARRIED)
             for finding in findings
             if finding.part == part or (finding.part not in H2.evidence_parts and part == "evidence")
         )
@@ -67,8 +68,8 @@ def evidence_part_scores(
         if part == "evidence":
             earned = min(float(points[part]), max(0.0, earned - unreproduced) + recovered)
         if part == "limitation" and earned < points[part] and not messages:
-            messages = ("the evidence file could not be read (see the evidence part), "
-                        "so there was no limitation to grade",)
+            messages = (Message("the evidence file could not be read (see the evidence part), "
+                                "so there was no limitation to grade", code="no_evidence_file"),)
         scores[part] = PartScore(
             part=part,
             points=earned,

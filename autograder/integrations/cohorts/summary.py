@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.batch.course import RESULTS_JSON, Course
-from autograder.batch.lateness import CHECK, NOT_JUDGED, SOURCE_CLAIM_ONLY
+from autograder.batch.lateness import NOT_JUDGED, SOURCE_CLAIM_ONLY
 from autograder.report.statistics import held_back_students, misconception_counts
+from autograder.results import note_codes
 from autograder.results.result import STATUS_GRADED, SubmissionResult, load, write_atomically
 from autograder.results.wording import plural
 
@@ -76,8 +77,8 @@ def submission_times(results: list[SubmissionResult]) -> list[str]:
                      "arrived: collect with `cohort collect` to have it confirmed).")
     if unknown:
         lines.append(f"{len(unknown)} with `late` unknown, to review:")
-        lines += [f"- **{r.student}**: " + "; ".join(n for n in r.notes if CHECK in n)
-                  for r in unknown]
+        lines += [f"- **{r.student}**: " + "; ".join(
+            n.text for n in r.notes if n.code == note_codes.TIME_UNCONFIRMED) for r in unknown]
     return lines
 
 

@@ -29,7 +29,7 @@ from autograder.integrations.gradescope.zip_config import (
     FROM_ROSTER,
     ZipConfig,
 )
-from autograder.results import late_policy
+from autograder.results import late_policy, note_codes
 from autograder.results.late_policy import LatePolicy
 from autograder.results.result import SubmissionResult
 
@@ -163,16 +163,14 @@ def mark(result: SubmissionResult, when: Timing, policy: LatePolicy | None) -> N
     result.due = due_text(when.due)
     result.late = bool(when.due and when.submitted and when.submitted > when.due)
     result.late_unknown = when.due is None or when.submitted is None
-    result.ta_notes += [f"Gradescope's metadata: {problem}" for problem in when.problems]
+    for problem in when.problems:
+        result.ta_note(f"Gradescope's metadata: {problem}", note_codes.GRADESCOPE_METADATA)
     if when.due is None:
-        result.ta_notes.append(NOT_JUDGED)
+        result.ta_note(NOT_JUDGED, note_codes.LATE_NOT_JUDGED)
     elif when.submitted is None:
-        note = ("Gradescope's metadata has no readable submission time (created_at): check "
-                "when it was submitted")
-        result.notes.append(note)
-        result.reason = f"{result.reason}; {note}" if result.reason else note
-        result.needs_review = True
+        result.note("Gradescope's metadata has no readable submission time (created_at): "
+                    "check when it was submitted", note_codes.TIME_UNCONFIRMED, review=True)
     if when.late_due and when.submitted and when.submitted > when.late_due:
-        result.ta_notes.append(f"submitted at {shown(when.submitted)}, after the late due date "
-                               f"{due_text(when.late_due)}")
+        result.ta_note(f"submitted at {shown(when.submitted)}, after the late due date "
+                       f"{due_text(when.late_due)}", note_codes.GRADESCOPE_METADATA)
     late_policy.apply(result, policy or LatePolicy(), when.due, when.submitted)

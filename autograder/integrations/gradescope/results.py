@@ -45,10 +45,11 @@ def summary_markdown(result: SubmissionResult, assignment: Assignment) -> str:
             late += (f" Late penalty: −{result.late_penalty:g} of {result.parts_score:g} "
                      f"points ({result.late_policy}).")
         lines.append(escape(late))
-    if result.reason and result.reason != "; ".join(result.notes):  # else the notes say it
+    notes = [note.text for note in result.notes]
+    if result.reason and result.reason != "; ".join(notes):  # else the notes say it
         lines.append(escape(result.reason))
-    if result.notes:
-        lines.append(bullet_list(result.notes, assignment.function_parts))
+    if notes:
+        lines.append(bullet_list(notes, assignment.function_parts))
     return "\n\n".join(lines)
 
 

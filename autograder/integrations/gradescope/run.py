@@ -33,6 +33,8 @@ from autograder.integrations.gradescope import results, zip_config
 from autograder.integrations.gradescope.scripts import CONFIG_JSON
 from autograder.integrations.gradescope.zip_config import ZipConfig
 from autograder.results import feedback_page as report
+from autograder.results import note_codes
+from autograder.results.message import Message
 from autograder.sandbox.client import IsolationError
 from autograder.sandbox.uids import UidLeaseError
 
@@ -184,7 +186,8 @@ def review_lines(result: SubmissionResult) -> list[str]:
     """Why a person must look, for the instructor: the reason, then what else the result
     says (notes, the TA's notes, parts to read, grader faults), each once."""
     lines = [result.reason] if result.reason else []
-    lines += [note for note in [*result.notes, *result.ta_notes] if note not in result.reason]
+    lines += [note.text for note in [*result.notes, *result.ta_notes]
+              if note.text not in result.reason]
     lines += [f"part {part.part} is to be read by a person" for part in result.parts
               if part.needs_review]
     lines += [f"grader fault: {fault}" for fault in result.faults]
@@ -196,17 +199,15 @@ def prepare(submission: Submission, identity: gradescope_metadata.Identity,
     """What the upload and the metadata add to the submission before it is graded: where
     its files were found, and a person's look when no student id can check its evidence."""
     if found_note:
-        submission.notes.insert(0, found_note)
+        submission.notes.insert(0, Message(found_note, code=note_codes.SUBMISSION))
     if fatal and submission.notebook is None:
         submission.fatal = fatal
     if identity.student_id is None and assignment.evidence_file:
-        submission.notes.append(gradescope_metadata.NO_ID_NOTE)
-        submission.review.append(gradescope_metadata.NO_ID_NOTE)
+        submission.note(gradescope_metadata.NO_ID_NOTE, note_codes.SUBMISSION, review=True)
     if identity.group > 1:
         note = (f"this submission lists {identity.group} Gradescope users and was graded as the "
                 "first one's; a person will check it before its grade is final")
-        submission.notes.append(note)
-        submission.review.append(note)
+        submission.note(note, note_codes.SUBMISSION, review=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -235,7 +236,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     result.student = identity.label
-    result.ta_notes += [line for line in (unreadable, problem) if line]
+    for line in (unreadable, problem):
+        if line:
+            result.ta_note(line, note_codes.GRADESCOPE_METADATA)
     gradescope_metadata.mark(result, gradescope_metadata.timing(data), config.late_policy)
     details = {"student_id_from": identity.source or "none", "users": identity.group}
     try:
