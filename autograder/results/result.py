@@ -100,6 +100,10 @@ class SubmissionResult:
     # total (autograder.results.late_policy): the score of record is after it.
     late_policy: str = ""
     late_penalty: float = 0.0
+    # Which kept version of the submission this result is (autograder.batch.version_rule):
+    # {"rule", "counted" (16 hex digits), "why", "versions": [{"hash", "submitted_at", "late",
+    # "score"}]}; {} when nothing was kept or chosen (results saved before versions existed).
+    version: dict = field(default_factory=dict)
 
     @property
     def parts_score(self) -> float:
@@ -176,6 +180,7 @@ class SubmissionResult:
                 "review_apart": self.review_apart,
                 "late_policy": self.late_policy,
                 "late_penalty": self.late_penalty,
+                "version": self.version,
             },
         }
 
@@ -219,6 +224,7 @@ class SubmissionResult:
             review_apart=extra.get("review_apart"),
             late_policy=extra.get("late_policy", ""),
             late_penalty=float(extra.get("late_penalty", 0.0)),
+            version=extra.get("version") or {},
         )
 
 
