@@ -169,3 +169,32 @@ def test_a_bad_version_rule_in_cohorts_toml_is_refused(tmp_path):
     config.write_text(f'[cohorts.fall]\nassignment = "{SPEC.name}"\n'
                       'version_rule = "best_after_penalty"\n')
     assert get_cohort("fall", config).version_rule == "best_after_penalty"
+
+
+def _autograde(root, *args: str):  # noqa: ANN001, ANN202
+    import subprocess
+    import sys
+
+    from autograder.spec import REPO
+
+    return subprocess.run([sys.executable, "-m", "autograder", "autograde", SPEC.name, "--root",
+                           str(root), "--no-progress", *args], cwd=REPO, capture_output=True,
+                          text=True, timeout=300, check=False)
+
+
+def test_a_bad_version_rule_on_the_command_line_is_one_line(tmp_path):
+    from tests.support.cli import one_line_error
+
+    (tmp_path / "submitted" / "s1" / SPEC.name).mkdir(parents=True)
+    line = one_line_error(_autograde(tmp_path, "--version-rule", "best"))
+    assert "version rule 'best' is not one of newest, last_on_time, best_after_penalty" in line
+    assert not (tmp_path / "course.json").exists()
+
+
+def test_a_bad_version_rule_in_course_json_is_one_line(tmp_path):
+    from tests.support.cli import one_line_error
+
+    (tmp_path / "submitted" / "s1" / SPEC.name).mkdir(parents=True)
+    (tmp_path / "course.json").write_text(json.dumps({SPEC.name: {"version_rule": "oldest"}}))
+    line = one_line_error(_autograde(tmp_path))
+    assert "version rule 'oldest' is not one of newest, last_on_time, best_after_penalty" in line
