@@ -57,10 +57,9 @@ def _newest_counts(course: Course, assignment: Assignment, chosen: Plan,
     if graded is None or chosen.newest is None:
         return graded
     if graded.status != STATUS_ERROR and graded.submission_hash == chosen.newest.hash:
-        own = dataclasses.replace(graded, version={})
         saved = load(chosen.newest.results_json)
-        if saved is None or saved.to_gradescope() != own.to_gradescope():
-            save(own, chosen.newest.results_json)
+        if saved is None or _graded_as(saved) != _graded_as(graded):
+            save(dataclasses.replace(graded, version={}), chosen.newest.results_json)
     if chosen.rule == version_rule.NEWEST and len(chosen.kept) <= 1 and not graded.version:
         return graded  # one version, today's rule: results.json as it always was
     score = version_rule.after_penalty(graded, policy, due).score
@@ -71,6 +70,13 @@ def _newest_counts(course: Course, assignment: Assignment, chosen: Plan,
         if graded.status != STATUS_ERROR:
             _write(course, assignment, graded, None)
     return graded
+
+
+def _graded_as(result: SubmissionResult) -> tuple:
+    """What makes a kept version's copy of a result current (not a decision or a penalty
+    applied since, which would rewrite it on every run)."""
+    return (result.submission_hash, result.grading_key, result.graded_on, result.due,
+            result.cohort, result.lateness_key(), result.status)
 
 
 def _write(course: Course, assignment: Assignment, result: SubmissionResult,

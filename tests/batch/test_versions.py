@@ -198,3 +198,19 @@ def test_a_bad_version_rule_in_course_json_is_one_line(tmp_path):
     (tmp_path / "course.json").write_text(json.dumps({SPEC.name: {"version_rule": "oldest"}}))
     line = one_line_error(_autograde(tmp_path))
     assert "version rule 'oldest' is not one of newest, last_on_time, best_after_penalty" in line
+
+
+def test_a_bad_version_rule_in_cohorts_toml_is_one_line_from_cohort_grade(tmp_path):
+    import subprocess
+    import sys
+
+    from autograder.spec import REPO
+    from tests.support.cli import one_line_error
+
+    config = tmp_path / "cohorts.toml"
+    config.write_text(f'[cohorts.fall]\nassignment = "{SPEC.name}"\nversion_rule = "best"\n')
+    done = subprocess.run([sys.executable, "-m", "autograder", "cohort", "grade", "fall",
+                           "--config", str(config)], cwd=REPO, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert "version rule 'best' is not one of newest, last_on_time, best_after_penalty" in \
+        one_line_error(done)
