@@ -310,7 +310,8 @@ def _grade_course(
     results: dict[str, SubmissionResult] = {}
     kept_results: dict[Path, SubmissionResult] = {}  # by kept version's folder
     todo = _jobs(course, assignment, students, plans, options, results, kept_results)
-    skipped = [s for s in students if not any(job.student == s for job in todo)]
+    pending = {job.student for job in todo}
+    skipped = [s for s in students if s not in pending]
     preparing: list = []
 
     def after_fork() -> None:  # the grading processes exist: threads are safe now
@@ -379,7 +380,7 @@ def _grade_course(
                          decisions=decisions, assignment=assignment)
     return BatchSummary(
         ordered,
-        [s for s in students if s not in skipped and s in results],
+        [s for s in students if s in pending and s in results],
         skipped,
         time.monotonic() - started,
         course.grades_csv(),
