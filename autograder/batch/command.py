@@ -292,6 +292,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--extension", type=extension, action="append", metavar="STUDENT=TIME", default=[],
         help="a student's own due date, e.g. s042='2026-12-16 23:59 UTC' (repeatable; "
         "STUDENT=none takes it back); remembered in course.json; regrades only that student")
+    parser.add_argument(
+        "--version-rule", type=version_rule, metavar="RULE",
+        help="which kept version of a submission counts: newest (default), last_on_time (an "
+        "earlier on-time one over a late resubmission) or best_after_penalty (the higher score "
+        "after the late penalty); remembered in course.json (default: the remembered one)")
     add_grading_options(parser)
 
 
@@ -342,6 +347,16 @@ def late_policy(text: str) -> object:
     try:
         return parse(text)
     except LatePolicyError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def version_rule(text: str) -> str:
+    """An argparse ``type``: a version rule (``autograder.batch.version_rule.parse``)."""
+    from autograder.batch.version_rule import VersionRuleError, parse
+
+    try:
+        return parse(text)
+    except VersionRuleError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
@@ -457,11 +472,13 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
         settings, changes = remember(
             course.root, course.assignment, cohort=args.cohort, due=args.due,
             set_due=args.due is not None or args.no_due, set_cohort=args.cohort is not None,
-            late_policy=args.late_policy, extensions=dict(args.extension))
+            late_policy=args.late_policy, extensions=dict(args.extension),
+            version_rule=args.version_rule)
         for line in changes:
             print(line, flush=True)
         options = replace(options, cohort=settings.cohort, due=settings.due,
-                          late_policy=settings.late_policy, extensions=settings.extensions)
+                          late_policy=settings.late_policy, extensions=settings.extensions,
+                          version_rule=settings.version_rule)
         summary = grade_course(course, students, options, sandbox, assignment=assignment)
         published = _publish(course, assignment)
     except (UsageError, IsolationError, UidLeaseError, GradebookError, ClusterError,

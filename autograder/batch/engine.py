@@ -27,17 +27,22 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from tqdm import tqdm
 
 from autograder.assignments import Assignment, load_assignment
-from autograder.batch import lateness
+from autograder.batch import counted, lateness, version_rule, versions
 from autograder.batch.cluster.executor import grade_on_cluster
 from autograder.batch.course import RESULTS_JSON, Course
 from autograder.batch.isolation_probe import probe_isolation
 from autograder.batch.options import BatchOptions
-from autograder.batch.outcome import error_result, internal_error_result, save_result
+from autograder.batch.outcome import (
+    error_result,
+    internal_error_result,
+    save_result,
+    save_version_result,
+)
 from autograder.batch.root_lock import hold
 from autograder.batch.root_settings import due_text
 from autograder.grading.runner import require_consistent_spec
@@ -66,6 +71,15 @@ class BatchSummary:
 
     def count(self, status: str) -> int:
         return sum(1 for result in self.results if result.status == status)
+
+
+class Job(NamedTuple):
+    """One thing to grade: a student's submission in ``submitted/`` (``version`` None), or
+    one of their kept versions (its folder under ``versions/``), which a ``version_rule``
+    other than ``newest`` may need."""
+
+    student: str
+    version: Path | None = None
 
 
 # ------------------------------------------------------------ inside a grading process
@@ -102,15 +116,24 @@ def _start_session(channels: list, slots: multiprocessing.Queue, options: BatchO
 
 
 def _grade_and_save(
-    course: Course, student: str, cohort: str | None, due: datetime | None = None
+    course: Course, job: Job, cohort: str | None, due: datetime | None = None
 ) -> SubmissionResult:
-    """Grade one submission in this grading process (its session's assignment) and save it."""
+    """Grade one submission (or kept version) in this grading process (its session's
+    assignment) and save it."""
     from autograder.grading.grade_one import grade_submission
 
     session = _SESSION
     assignment = session.assignment
-    submission = load_submission(course.submitted(student), student, assignment=assignment)
-    result = grade_submission(submission, session, cohort=cohort)
+    kept = versions.load(job.version) if job.version is not None else None
+    if job.version is not None and kept is None:
+        raise RuntimeError(f"the kept version {job.version} has no readable version.json")
+    folder = kept.files if kept is not None else course.submitted(job.student)
+    submission = load_submission(folder, job.student, assignment=assignment)
+    # A kept version's folder is not laid out as submitted/: the course root is named here.
+    hidden = [str(course.root.resolve())] if kept is not None else []
+    result = grade_submission(submission, session, cohort=cohort, hidden_paths=hidden)
+    if kept is not None:
+        return save_version_result(kept, result, due=due)
     return save_result(course, assignment, result, due=due, notebook=submission.notebook)
 
 
@@ -139,16 +162,36 @@ def up_to_date(
     return saved
 
 
+def version_up_to_date(
+    kept: versions.Version, assignment: Assignment, due: datetime | None = None,
+    cohort: str | None = None,
+) -> SubmissionResult | None:
+    """``up_to_date`` for a kept version: its own results.json, judged by its own times."""
+    saved = load(kept.results_json)
+    if saved is None or saved.status == STATUS_ERROR:
+        return None
+    if saved.assignment != assignment.name or saved.grading_key != assignment.grading_key:
+        return None
+    if saved.due != due_text(due) or saved.cohort != (cohort or ""):
+        return None
+    if saved.submission_hash != kept.hash:
+        return None
+    if saved.lateness_key() != lateness.decide_kept(kept.files, kept.receipt, due).key():
+        return None
+    return saved
+
+
 def _run_pool(
     course: Course,
     assignment: Assignment,
-    students: Sequence[str],
+    students: Sequence[Job],
     options: BatchOptions,
-    on_result: Callable[[SubmissionResult], None],
+    on_result: Callable[[Job, SubmissionResult], None],
     on_started: Callable[[], None] = lambda: None,
     launched: list[Zygote] | None = None,
-) -> tuple[list[str], list[str]]:
-    """Grade ``students`` in a pool; returns (lost, not started) when a grading process died.
+) -> tuple[list[Job], list[Job]]:
+    """Grade the jobs ``students`` in a pool; returns (lost, not started) when a grading
+    process died.
 
     Only ``jobs`` submissions are in flight at a time, so a grading process killed from
     outside (the OOM killer) loses only the submissions it and its siblings were grading;
@@ -181,7 +224,7 @@ def _run_pool(
     for slot in range(jobs):
         slots.put(slot)
     queue = list(students)
-    lost: list[str] = []
+    lost: list[Job] = []
     try:
         probe_isolation(channels[0], options.limits, isolate=options.isolate,
                         allow_weaker=options.allow_weaker)
@@ -193,24 +236,24 @@ def _run_pool(
             started = False
             while queue or running:
                 while queue and len(running) < jobs:
-                    student = queue.pop(0)
-                    future = pool.submit(_grade_and_save, course, student, options.cohort,
-                                         options.due_for(student))
-                    running[future] = student
+                    job = queue.pop(0)
+                    future = pool.submit(_grade_and_save, course, job, options.cohort,
+                                         options.due_for(job.student))
+                    running[future] = job
                 if not started:
                     on_started()
                     started = True
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in done:
-                    student = running.pop(future)
+                    job = running.pop(future)
                     try:
-                        on_result(future.result())
+                        on_result(job, future.result())
                     except BrokenProcessPool:
-                        lost.append(student)
+                        lost.append(job)
                     except IsolationError:
                         raise
                     except Exception as error:  # noqa: BLE001 - one student's grader failure is a row
-                        on_result(error_result(student, assignment, error))
+                        on_result(job, error_result(job.student, assignment, error))
                 if lost:
                     lost += running.values()
                     break
@@ -261,15 +304,14 @@ def _grade_course(
     decisions = Decisions.load(course.root)  # and what was scored in formgrader since
     if options.write_gradebook:
         import_formgrader(course, decisions, assignment=assignment)
+    versions.keep_all(course, students)  # a root collected by hand keeps its versions too
+    plans = {student: version_rule.plan(course, student, options.version_rule,
+                                        options.due_for(student)) for student in students}
     results: dict[str, SubmissionResult] = {}
-    skipped = []
-    for student in students:
-        saved = None if options.force else up_to_date(course, assignment, student,
-                                                      options.due_for(student), options.cohort)
-        if saved is not None:
-            results[student] = saved
-            skipped.append(student)
-    todo = [s for s in students if s not in results]
+    kept_results: dict[Path, SubmissionResult] = {}  # by kept version's folder
+    todo = _jobs(course, assignment, students, plans, options, results, kept_results)
+    pending = {job.student for job in todo}
+    skipped = [s for s in students if s not in pending]
     preparing: list = []
 
     def after_fork() -> None:  # the grading processes exist: threads are safe now
@@ -285,8 +327,11 @@ def _grade_course(
         dynamic_ncols=True,
     )
 
-    def on_result(result: SubmissionResult) -> None:
-        results[result.student] = result
+    def on_result(job: Job, result: SubmissionResult) -> None:
+        if job.version is None:
+            results[result.student] = result
+        else:
+            kept_results[job.version] = result
         bar.set_postfix_str(
             f"{result.student}: {result.score:g}/{result.max_score:g}", refresh=False
         )
@@ -295,22 +340,31 @@ def _grade_course(
     try:
         if options.cluster is not None:  # Dask (autograder.batch.cluster), imported only then
             require_consistent_spec(assignment)  # here, as the local pool does after its warm-up
-            grade_on_cluster(course, assignment, todo, options, on_result, after_fork)
-        queue, suspects = ([] if options.cluster is not None else list(todo)), []
+            grade_on_cluster(course, assignment, [j.student for j in todo if j.version is None],
+                             options, lambda result: on_result(Job(result.student), result),
+                             after_fork)
+        # Kept versions (a version_rule's) are graded here, on a cluster run too.
+        queue: list[Job] = [j for j in todo if options.cluster is None or j.version is not None]
+        suspects: list[Job] = []
         while queue:  # a crash hands back the rest of the queue, and who was in flight
             launched, sandbox = sandbox, None  # the first pool takes it
             lost, queue = _run_pool(course, assignment, queue, options, on_result, after_fork,
                                     launched)
             suspects += lost
-        for student in suspects:  # each alone, once more: a crash now is that submission's
-            lost, _ = _run_pool(course, assignment, [student], replace(options, jobs=1),
-                                on_result)
+        for job in suspects:  # each alone, once more: a crash now is that submission's
+            lost, _ = _run_pool(course, assignment, [job], replace(options, jobs=1), on_result)
             for crashed in lost:
-                on_result(error_result(crashed, assignment, RuntimeError(
+                on_result(crashed, error_result(crashed.student, assignment, RuntimeError(
                     "the grading process was killed twice while grading this submission "
                     "(out of memory?)")))
     finally:
         bar.close()
+    # Which version counts (autograder.batch.version_rule): its result is the student's.
+    for student in students:
+        composed = counted.compose(course, assignment, plans[student], results.get(student),
+                                   kept_results, options.late_policy, options.due_for(student))
+        if composed is not None:
+            results[student] = composed
     # The grade of record: what a person decided (autograder.results.decisions) and the late
     # policy, applied once.
     ordered = with_decisions(course, [results[s] for s in students if s in results], decisions,
@@ -326,13 +380,41 @@ def _grade_course(
                          decisions=decisions, assignment=assignment)
     return BatchSummary(
         ordered,
-        [s for s in todo if s in results],
+        [s for s in students if s in pending and s in results],
         skipped,
         time.monotonic() - started,
         course.grades_csv(),
         due_text(options.due),
         options.cohort or "",
     )
+
+
+def _jobs(course: Course, assignment: Assignment, students: Sequence[str],
+          plans: dict[str, version_rule.Plan], options: BatchOptions,
+          results: dict[str, SubmissionResult],
+          kept_results: dict[Path, SubmissionResult]) -> list[Job]:
+    """What to grade: each student's submission, or, where the version rule falls back on an
+    earlier on-time version, that one and the newest (each a kept version); what is up to
+    date is not graded again but put in ``results`` or ``kept_results``."""
+    todo = []
+    for student in students:
+        due, chosen = options.due_for(student), plans[student]
+        if chosen.on_time is None or chosen.newest is None:
+            saved = None if options.force else up_to_date(course, assignment, student, due,
+                                                          options.cohort)
+            if saved is None:
+                todo.append(Job(student))
+            else:
+                results[student] = saved
+            continue
+        for kept in (chosen.on_time, chosen.newest):
+            saved = None if options.force else version_up_to_date(kept, assignment, due,
+                                                                  options.cohort)
+            if saved is None:
+                todo.append(Job(student, kept.folder))
+            else:
+                kept_results[kept.folder] = saved
+    return todo
 
 
 def every_result(course: Course, assignment: Assignment,

@@ -106,16 +106,34 @@ def decide(folder: Path, due: datetime | None) -> Lateness:
     return decided
 
 
-def _decide(folder: Path, due: datetime | None) -> Lateness:
+def decide_kept(files: Path, receipt: receipts_file.Receipt | None,
+                due: datetime | None) -> Lateness:
+    """``decide`` for a kept version (``autograder.batch.versions``): its files are no longer
+    in ``submitted/``, so the receipt is the one kept with them, not the course's current one."""
+    decided = _decide(files, due, receipt, "")
+    if due is None:
+        return replace(decided, late=False, unknown=True, note="")
+    return decided
+
+
+def _course_receipt(folder: Path) -> tuple[receipts_file.Receipt | None, str]:
+    """The receipt the course holds for ``submitted/<student>/<assignment>``, or why none
+    can be read."""
+    root, student, assignment = _layout(folder)
+    try:
+        return receipts_file.load(root, assignment).get(student), ""
+    except receipts_file.ReceiptsError as error:
+        return None, str(error)
+
+
+def _decide(folder: Path, due: datetime | None,
+            receipt: receipts_file.Receipt | None = None, damaged: str | None = None
+            ) -> Lateness:
     claim, problem = submission_time(folder)
     if due is not None and due.tzinfo is None:
         due = due.replace(tzinfo=UTC)
-    root, student, assignment = _layout(folder)
-    try:
-        receipt = receipts_file.load(root, assignment).get(student)
-        damaged = ""
-    except receipts_file.ReceiptsError as error:
-        receipt, damaged = None, str(error)
+    if damaged is None:  # not given: the course's receipt for submitted/<student>/<assignment>
+        receipt, damaged = _course_receipt(folder)
     claimed = shown(claim) if claim else ""
 
     def unknown(note: str, source: str, received: str = "") -> Lateness:

@@ -29,6 +29,9 @@ class BatchOptions:
     # Per-student due dates that replace ``due`` (an extension regrades only that student).
     extensions: dict[str, datetime] = field(default_factory=dict)
     late_policy: LatePolicy = field(default_factory=lambda: LatePolicy())
+    # Which kept version counts (autograder.batch.version_rule): "newest" (today's),
+    # "last_on_time" or "best_after_penalty".
+    version_rule: str = "newest"
 
     def due_for(self, student: str) -> datetime | None:
         """The due date that applies to ``student``: an extension's, or the course's; None

@@ -21,6 +21,7 @@ from autograder.results.result import STATUS_ERROR, PartResult, SubmissionResult
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
+    from autograder.batch.versions import Version
 
 
 def internal_error_result(student: str, assignment: Assignment, detail: str) -> SubmissionResult:
@@ -37,17 +38,20 @@ def error_result(student: str, assignment: Assignment, error: BaseException) -> 
     return internal_error_result(student, assignment, f"{type(error).__name__}: {error}")
 
 
-def mark_submission_time(result: SubmissionResult, folder: Path, due: datetime | None) -> None:
+def mark_submission_time(result: SubmissionResult, folder: Path, due: datetime | None,
+                         decided: lateness.Lateness | None = None) -> None:
     """``submitted_at``, ``due``, ``late`` and where the time comes from, of ``result``: the
     submission's ``timestamp.txt`` checked against the receipt ``cohort collect`` recorded
     (``autograder.batch.lateness``). With a due date, a submission whose time is missing,
     unreadable or contradicted by its receipt is ``late: unknown`` and goes to review, with
     the reason (both times, when they disagree). Without a due date ``late`` is ``unknown``
     too, never "no" (nothing was judged), with ``lateness.NOT_JUDGED`` as the TA's reason
-    and no review."""
+    and no review. ``decided``: the lateness already judged (a kept version's, from its own
+    receipt), instead of the course's judgement of ``folder``."""
     if due is not None and due.tzinfo is None:
         due = due.replace(tzinfo=UTC)
-    decided = lateness.decide(folder, due)
+    if decided is None:
+        decided = lateness.decide(folder, due)
     result.submitted_at = decided.submitted_at
     result.due = due_text(due)
     result.late = decided.late
@@ -75,4 +79,17 @@ def save_result(course: Course, assignment: Assignment, result: SubmissionResult
     save(result, out / RESULTS_JSON)
     feedback_page.save(result, out / FEEDBACK_HTML, assignment)
     graded_notebook.write(course, result, notebook, assignment=assignment)  # formgrader's
+    return result
+
+
+def save_version_result(kept: Version, result: SubmissionResult, *,
+                        due: datetime | None) -> SubmissionResult:
+    """Judge the time of a kept version's ``result`` from its own receipt, and write its
+    ``results.json`` beside it (``autograder.batch.versions``); which version counts, and
+    what the student sees, is decided once all are graded (``autograder.batch.counted``)."""
+    if due is not None and due.tzinfo is None:
+        due = due.replace(tzinfo=UTC)
+    mark_submission_time(result, kept.files, due,
+                         lateness.decide_kept(kept.files, kept.receipt, due))
+    save(result, kept.results_json)
     return result

@@ -40,6 +40,7 @@ class RootSettings:
     due: datetime | None = None  # aware, UTC
     late_policy: LatePolicy = field(default_factory=LatePolicy)
     extensions: dict[str, datetime] = field(default_factory=dict)
+    version_rule: str = "newest"  # which kept version counts (autograder.batch.version_rule)
 
 
 def due_text(due: datetime | None) -> str:
@@ -86,9 +87,15 @@ def load(root: Path, assignment: str) -> RootSettings:
     extensions = entry.get("extensions") or {}
     if not isinstance(extensions, dict):
         raise RootSettingsError(f"{path(root)}: extensions is not a JSON object: {fix}")
+    from autograder.batch.version_rule import VersionRuleError, parse
+
+    try:
+        rule = parse(entry.get("version_rule") or "newest")
+    except VersionRuleError as error:
+        raise RootSettingsError(f"{path(root)}: {error}: {fix}") from None
     return RootSettings(cohort, None if due is None else _time(root, "due", due, fix), policy,
                         {student: _time(root, f"the extension of {student}", when, fix)
-                         for student, when in extensions.items()})
+                         for student, when in extensions.items()}, rule)
 
 
 def _time(root: Path, what: str, text: object, fix: str) -> datetime:
@@ -115,6 +122,8 @@ def save(root: Path, assignment: str, settings: RootSettings) -> None:
     if settings.extensions:
         data[assignment]["extensions"] = {student: due_text(when) for student, when
                                           in sorted(settings.extensions.items())}
+    if settings.version_rule != "newest":  # the default is not written: older files stay as they were
+        data[assignment]["version_rule"] = settings.version_rule
     write_atomically(path(root), json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
@@ -133,14 +142,15 @@ def remember(root: Path, assignment: str, *, cohort: str | None = None,
              due: datetime | None = None, set_due: bool = False, set_cohort: bool = False,
              late_policy: LatePolicy | None = None,
              extensions: dict[str, datetime | None] | None = None,
-             replace_extensions: bool = False,
+             replace_extensions: bool = False, version_rule: str | None = None,
              ) -> tuple[RootSettings, list[str]]:
     """The settings to grade with, and one line per change written to course.json.
 
     ``set_due``: ``due`` was given (None: cleared, as ``--no-due``); otherwise the stored
     due date stands. Likewise ``set_cohort`` and ``cohort``; ``late_policy`` when given.
     ``extensions``: student -> due date (None: taken back), added to the stored ones, or
-    replacing them all with ``replace_extensions`` (cohorts.toml's list is the whole list)."""
+    replacing them all with ``replace_extensions`` (cohorts.toml's list is the whole list).
+    ``version_rule``: which kept version counts, when given."""
     stored = load(root, assignment)
     merged = {} if replace_extensions else dict(stored.extensions)
     for student, when in (extensions or {}).items():
@@ -151,8 +161,11 @@ def remember(root: Path, assignment: str, *, cohort: str | None = None,
     wanted = RootSettings(cohort if set_cohort else stored.cohort,
                           (due.astimezone(UTC) if due else None) if set_due else stored.due,
                           stored.late_policy if late_policy is None else late_policy,
-                          merged)
+                          merged, stored.version_rule if version_rule is None else version_rule)
     lines = []
+    if wanted.version_rule != stored.version_rule:
+        lines.append(f"version rule of {assignment} in {root}: {wanted.version_rule} (was "
+                     f"{stored.version_rule}), remembered in {path(root)}")
     if wanted.late_policy != stored.late_policy:
         lines.append(f"late policy of {assignment} in {root}: {wanted.late_policy.describe()} "
                      f"(was {stored.late_policy.describe()}), remembered in {path(root)}")

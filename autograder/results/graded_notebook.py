@@ -225,12 +225,14 @@ def _check(grade_id: str, source: str, part: PartResult, folder: Path | None,
 
 
 def write(course: Course, result: SubmissionResult, notebook: Path | None = None, *,
-          assignment: Assignment) -> Path | None:
+          assignment: Assignment, folder: Path | None = None) -> Path | None:
     """Write ``result``'s graded notebook for formgrader (none for a grader error, which is not
-    in the gradebook either); ``notebook``: the submitted notebook, found when not given."""
+    in the gradebook either); ``notebook``: the submitted notebook, found when not given;
+    ``folder``: the submission's (default: its folder in submitted/; a kept version's when an
+    earlier version counts)."""
     if result.status == STATUS_ERROR:
         return None
-    folder = course.submitted(result.student)
+    folder = folder or course.submitted(result.student)
     if notebook is None:
         notebook = find_notebook(folder, assignment)
     out = path(course, result.student)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 FIXED_COLUMNS = ("student", "assignment", "status", "total", "max_score")
 TRAILING_COLUMNS = ("late", "late_penalty", "submitted_at", "time_source", "needs_review", "isolation",
-                    "reason")
+                    "reason", "counted_version")
 
 
 def isolation_summary(applied: list[str]) -> str:
@@ -61,10 +61,20 @@ def row(result: SubmissionResult) -> dict[str, object]:
         # the TA's, the student's page never shows them.
         "reason": "; ".join(text for text in (result.reason, *(n.text for n in result.ta_notes))
                             if text),
+        # When the course's version rule chose among kept versions: the counted one's time.
+        "counted_version": counted_version(result),
     }
     for part in result.parts:
         values[part.part] = f"{part.points:g}"
     return values
+
+
+def counted_version(result: SubmissionResult) -> str:
+    """The submission time of the version that counts ("" when no choice was recorded)."""
+    version = result.version or {}
+    counted = next((v for v in version.get("versions") or []
+                    if v.get("hash") == version.get("counted")), None)
+    return str(counted.get("submitted_at", "")) if counted else ""
 
 
 def write(results: Iterable[SubmissionResult], path: Path, assignment: Assignment) -> None:

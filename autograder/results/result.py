@@ -123,6 +123,10 @@ class SubmissionResult:
     # total (autograder.results.late_policy): the score of record is after it.
     late_policy: str = ""
     late_penalty: float = 0.0
+    # Which kept version of the submission this result is (autograder.batch.version_rule):
+    # {"rule", "counted" (16 hex digits), "why", "versions": [{"hash", "submitted_at", "late",
+    # "score"}]}; {} when nothing was kept or chosen (results saved before versions existed).
+    version: dict = field(default_factory=dict)
 
     @property
     def parts_score(self) -> float:

@@ -19,11 +19,11 @@ ROSTER = {f"s{n}": "correct" for n in range(6)} | {"s-oom": "correct"}
 REAL = engine._grade_and_save
 
 
-def killed_on_one(course, student, *args):  # noqa: ANN001, ANN201 - runs in the pool
+def killed_on_one(course, job, *args):  # noqa: ANN001, ANN201 - runs in the pool
     """The grading process dies (as under the OOM killer) whenever it grades s-oom."""
-    if student == "s-oom":
+    if job.student == "s-oom":
         os.kill(os.getpid(), signal.SIGKILL)
-    return REAL(course, student, *args)
+    return REAL(course, job, *args)
 
 
 def test_a_killed_grading_process_costs_only_its_submission(tmp_path, options, course_factory,

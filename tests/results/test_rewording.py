@@ -33,7 +33,8 @@ DATA = {"format", "student", "assignment", "status", "part", "points", "max_poin
         "max_score", "code", "pointer", "carried", "carried_from", "review",
         "submission_hash", "grading_key", "isolation", "seconds", "submitted_at", "due",
         "late", "time_source", "received_at", "cohort", "graded_on",
-        "review_apart", "late_penalty", "parts", "tests", "messages", "notes", "ta_notes"}
+        "review_apart", "late_penalty", "parts", "tests", "messages", "notes", "ta_notes",
+        "version", "rule", "counted", "why", "versions", "hash"}
 # Output columns that are sentences for people (the only ones that may differ).
 PROSE_COLUMNS = {"reason", "details", "note", "late_policy"}
 

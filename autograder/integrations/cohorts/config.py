@@ -68,6 +68,9 @@ class Cohort:
     # students' own due dates ([cohorts.<name>.extensions]: student = due date).
     late_policy: LatePolicy = field(default_factory=LatePolicy)
     extensions: dict[str, datetime] = field(default_factory=dict)
+    # Which kept version of a student's submission counts (autograder.batch.version_rule):
+    # ``version_rule = "last_on_time"`` in the cohort (or [defaults]); "newest" when unset.
+    version_rule: str = "newest"
 
     def __post_init__(self) -> None:
         if self.canvas is None:
@@ -239,6 +242,7 @@ def load_cohorts(path: Path = CONFIG, *, assignment: str | None = None,
             late_policy=_late_policy(name, merged.get("late_policy", data.get("late_policy", {})),
                                      Path(path)),
             extensions=_extensions(name, merged.get("extensions", {}), Path(path)),
+            version_rule=_version_rule(name, merged.get("version_rule", "newest"), Path(path)),
         )
     return cohorts
 
@@ -251,6 +255,16 @@ def _late_policy(name: str, table: object, path: Path) -> LatePolicy:
     try:
         return from_table(table)
     except LatePolicyError as error:
+        raise CohortConfigError(f"cohort {name!r} in {path}: {error}") from None
+
+
+def _version_rule(name: str, value: object, path: Path) -> str:
+    """The cohort's ``version_rule``: newest, last_on_time or best_after_penalty."""
+    from autograder.batch.version_rule import VersionRuleError, parse
+
+    try:
+        return parse(value) if isinstance(value, str) else parse(repr(value))
+    except VersionRuleError as error:
         raise CohortConfigError(f"cohort {name!r} in {path}: {error}") from None
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.authoring import release as repo_release
+from autograder.batch import versions
 from autograder.batch.course import SUBMITTED, Course
 from autograder.batch.engine import BatchOptions, BatchSummary, grade_course
 from autograder.batch.root_lock import hold
@@ -283,6 +284,7 @@ def collect(cohort: Cohort, archives: list[Path] | None = None,
     course = Course(cohort.root, cohort.assignment)
     known = _known_receipts(course)
     before = _submissions(course)
+    versions.keep_all(course)  # before nbgrader replaces any of them (never deleted)
     steps = []
     if inbound.is_dir() and any(inbound.iterdir()):
         nbgrader(cohort, "collect", cohort.assignment, "--update")
@@ -314,7 +316,12 @@ def collect(cohort: Cohort, archives: list[Path] | None = None,
                   for student, digest in after.items())
     steps.append(f"{len(after)} submission(s) in {cohort.root / SUBMITTED}: {new} new, "
                  f"{updated} updated, {len(after) - new - updated} unchanged")
-    return steps + arrival.record(course, known, found)
+    steps += arrival.record(course, known, found)
+    kept = versions.keep_all(course)  # the new ones, with the receipts just recorded
+    if kept:
+        steps.append(f"{kept} new version(s) kept in {cohort.root / versions.VERSIONS} (every "
+                     "collected version is; the course's version_rule says which counts)")
+    return steps
 
 
 def remember_settings(cohort: Cohort) -> list[str]:
@@ -324,7 +331,8 @@ def remember_settings(cohort: Cohort) -> list[str]:
     try:
         return remember(cohort.root, cohort.assignment, cohort=cohort.name, due=cohort.due,
                         set_due=True, set_cohort=True, late_policy=cohort.late_policy,
-                        extensions=dict(cohort.extensions), replace_extensions=True)[1]
+                        extensions=dict(cohort.extensions), replace_extensions=True,
+                        version_rule=cohort.version_rule)[1]
     except RootSettingsError as error:
         raise WorkflowError(str(error)) from None
 
@@ -355,7 +363,8 @@ def _grade(cohort: Cohort, options: BatchOptions | None, say: Callable[[str], No
     for line in remember_settings(cohort):
         say(line)
     options = replace(options or BatchOptions(), cohort=cohort.name, due=cohort.due,
-                      late_policy=cohort.late_policy, extensions=dict(cohort.extensions))
+                      late_policy=cohort.late_policy, extensions=dict(cohort.extensions),
+                      version_rule=cohort.version_rule)
     summary = grade_course(course, options=options, assignment=assignment)
     published = publish(course, assignment, course.students()).line()  # as autograde ends
     if published:

@@ -1,0 +1,134 @@
+"""The course's version rule through the real `autograde` (issue 37): a student who
+submitted on time and then resubmitted late is graded under each rule, and every output says
+which version counted. Student ``a`` was weaker on time (78) than late after the penalty
+(100 - 10 = 90); student ``b`` was better on time (100) than late (90)."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from autograder.batch import versions
+from autograder.batch.course import RESULTS_JSON, Course
+from autograder.bundles.h2_attention.samples import DEMO_DUE, VARIANTS, build_submission
+from autograder.results.result import load
+from autograder.spec import REPO
+from tests.support.h2 import SPEC
+
+pytestmark = pytest.mark.slow
+
+DUE = f"{DEMO_DUE:%Y-%m-%d %H:%M} UTC"
+FAST = ["--no-progress", "--jobs", "2", "--cell-timeout", "10", "--call-timeout", "5"]
+BY_NAME = {variant.name: variant for variant in VARIANTS}
+ON_TIME = DEMO_DUE - timedelta(hours=2)
+
+
+def _autograde(root: Path, *args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "autograder", "autograde", SPEC.name, "--root",
+                           str(root), *FAST, *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=900, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def _rows(course: Course) -> dict[str, dict[str, str]]:
+    with course.grades_csv().open(encoding="utf-8") as handle:
+        return {row["student"]: row for row in csv.DictReader(handle)}
+
+
+def _resubmit_late(root: Path, course: Course, student: str) -> None:
+    shutil.rmtree(course.submitted(student))  # as nbgrader collect --update replaces it
+    build_submission(root, student, BY_NAME["late"])  # correct, 26 h late: 2 started days
+
+
+def _counted(course: Course, student: str) -> tuple[float, str, str]:
+    result = load(course.autograded(student) / RESULTS_JSON)
+    return result.score, result.version.get("counted", ""), result.version.get("why", "")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> dict:
+    """One root through four runs: on time; late resubmissions under newest; last_on_time
+    (--force: the kept versions are graded again); best_after_penalty (nothing regraded)."""
+    root = tmp_path_factory.mktemp("versions") / "course"
+    build_submission(root, "a", BY_NAME["no_evidence"], submitted_at=ON_TIME)
+    build_submission(root, "b", BY_NAME["correct"], submitted_at=ON_TIME)
+    course = Course(root, SPEC.name)
+    said = {"first": _autograde(root, "--due", DUE, "--late-policy", "5%/day")}
+    on_time = {s: versions.kept(course, s)[0].short for s in "ab"}
+    for student in "ab":
+        _resubmit_late(root, course, student)
+    said["newest"] = _autograde(root)
+    late = {s: versions.kept(course, s)[-1].short for s in "ab"}
+    out = {"course": course, "said": said, "on_time": on_time, "late": late}
+    out["newest"] = {s: _counted(course, s) for s in "ab"}
+    out["newest_page"] = (course.autograded("a") / "feedback.html").read_text(encoding="utf-8")
+    said["last"] = _autograde(root, "--version-rule", "last_on_time", "--force")
+    out["last"] = {s: _counted(course, s) for s in "ab"}
+    out["last_rows"] = _rows(course)
+    out["last_page"] = (course.autograded("a") / "feedback.html").read_text(encoding="utf-8")
+    said["best"] = _autograde(root, "--version-rule", "best_after_penalty")
+    out["best"] = {s: _counted(course, s) for s in "ab"}
+    out["best_rows"] = _rows(course)
+    out["best_page"] = (course.autograded("a") / "feedback.html").read_text(encoding="utf-8")
+    return out
+
+
+def test_every_version_is_kept_with_its_own_result(graded):
+    course = graded["course"]
+    for student in "ab":
+        kept = versions.kept(course, student)
+        assert [v.short for v in kept] == [graded["on_time"][student], graded["late"][student]]
+        assert all(load(v.results_json) is not None for v in kept)
+        assert kept[0].submitted_at.startswith(f"{graded_time(ON_TIME)}")
+    assert load(versions.kept(course, "a")[0].results_json).parts_score == 78
+
+
+def graded_time(moment) -> str:  # noqa: ANN001
+    return f"{moment:%Y-%m-%d %H:%M:%S}"
+
+
+def test_newest_penalises_the_late_resubmission(graded):
+    assert graded["newest"]["a"] == (90, graded["late"]["a"], "newest")
+    assert graded["newest"]["b"] == (90, graded["late"]["b"], "newest")
+    # Two versions: the page says which counted, and what the earlier one scored.
+    assert "counts (the course grades the newest submission" in graded["newest_page"]
+    assert "an earlier one of" in graded["newest_page"] and "scored 78" in graded["newest_page"]
+
+
+def test_last_on_time_grades_the_on_time_version(graded):
+    assert graded["last"]["a"] == (78, graded["on_time"]["a"], "last_on_time")
+    assert graded["last"]["b"] == (100, graded["on_time"]["b"], "last_on_time")
+    assert "version rule of" in graded["said"]["last"] and "last_on_time" in graded["said"]["last"]
+    rows = graded["last_rows"]
+    assert (rows["a"]["total"], rows["a"]["late"], rows["a"]["late_penalty"]) == ("78", "no", "0")
+    assert rows["a"]["counted_version"] == f"{graded_time(ON_TIME)} UTC"
+    assert list(rows["a"])[-1] == "counted_version"
+    page = graded["last_page"]
+    assert f"Your submission of {ON_TIME:%Y-%m-%d %H:%M} UTC counts (the course grades the " \
+           "last on-time submission)" in page
+    assert "a later one of" in page and "scored 90 after its late penalty" in page
+
+
+def test_best_after_penalty_takes_the_higher_either_way(graded):
+    assert graded["best"]["a"] == (90, graded["late"]["a"], "better_after_penalty")
+    assert graded["best"]["b"] == (100, graded["on_time"]["b"], "better_after_penalty")
+    rows = graded["best_rows"]
+    assert (rows["a"]["total"], rows["a"]["late"], rows["a"]["late_penalty"]) == ("90", "yes", "10")
+    assert (rows["b"]["total"], rows["b"]["late"]) == ("100", "no")
+    assert "scored higher after the late penalty" in graded["best_page"]
+    # Remembered, and nothing graded again: every version's result was current.
+    assert "0 assessed in this run, 2 unchanged" in graded["said"]["best"]
+
+
+def test_the_rule_is_remembered_by_the_root(graded):
+    import json
+
+    settings = json.loads((graded["course"].root / "course.json").read_text())
+    assert settings[SPEC.name]["version_rule"] == "best_after_penalty"
