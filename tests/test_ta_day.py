@@ -4,7 +4,8 @@ field by field, for every student.
 
 grade with a due date -> export (plain root: LMS files, feedback copies, nbgrader's export)
 -> report -> a decision -> a decision while another run holds the root (refused) -> a score
-entered as formgrader does, read in by `review list` -> a late policy -> an extension.
+entered as formgrader does, read in by `review list` -> a late policy -> an extension -> a
+late resubmission under each version rule (best after penalty, last on time, newest).
 
 Outputs compared: grades.csv (total, late, late_penalty, needs_review), nbgrader's export
 (score, late_submission_penalty; graded submissions only, as nbgrader has no number for an
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
 from autograder.integrations.cohorts.feedback import feedback_page
 from autograder.results.result import STATUS_GRADED, SubmissionResult, load
 from tests.support.h2 import SPEC
@@ -32,6 +35,8 @@ pytestmark = pytest.mark.slow
 
 DUE = "2026-12-14 23:59 UTC"
 LATE, UNJUDGED, MONKEY = "s015-late", "s016-unjudged-limitation", "s008-monkeypatch"
+RESUBMITS = "s010-no-evidence"  # 78 on time; resubmits the correct notebook late
+BY_NAME = {variant.name: variant for variant in VARIANTS}
 
 
 def cli(*args: str, code: int = 0) -> subprocess.CompletedProcess:
@@ -153,6 +158,24 @@ def test_a_tas_day_keeps_every_output_equal(tmp_path):
     assert "Late penalty" not in formgrader_notes(course, LATE)
     assert json.loads((root / "course.json").read_text())[SPEC.name]["extensions"] == {
         LATE: "2026-12-17 23:59:00 UTC"}
+
+    # A late resubmission of an on-time student, under each version rule: every version is
+    # kept, every output follows the one that counts, and the page says which.
+    on_time = results[RESUBMITS].score
+    shutil.rmtree(course.submitted(RESUBMITS))  # as nbgrader collect --update replaces it
+    build_submission(root, RESUBMITS, BY_NAME["late"], "demo-2026")  # correct, 26 h late: -20
+    cli("autograde", "--root", str(root), "--version-rule", "best_after_penalty", *fast)
+    results = assert_every_output_agrees(course, 'a late resubmission, best after penalty')
+    best = results[RESUBMITS]
+    assert (best.score, best.late, best.version["why"]) == (80, True, "better_after_penalty")
+    assert len(best.version["versions"]) == 2
+    cli("autograde", "--root", str(root), "--version-rule", "last_on_time", *fast)
+    results = assert_every_output_agrees(course, 'the last on-time version')
+    assert (results[RESUBMITS].score, results[RESUBMITS].late) == (on_time, False)
+    assert "counts" in (course.autograded(RESUBMITS) / FEEDBACK_HTML).read_text()
+    cli("autograde", "--root", str(root), "--version-rule", "newest", *fast)
+    results = assert_every_output_agrees(course, 'the newest version')
+    assert (results[RESUBMITS].score, results[RESUBMITS].late_penalty) == (80, 20)
 
     # And status tells when the gradebook does not say what results.json says.
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as book:
