@@ -90,7 +90,7 @@ def test_the_summary_adds_up(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     first = done.stdout.splitlines()[0]
     assert first.startswith("2 submissions: 1 graded, 1 ungradable, 0 grader errors "
-                            "(2 assessed in this run, 0 unchanged since the last run); mean 50.0"), first
+                            "(2 assessed in this run, 0 unchanged since the last run); mean 100.0"), first
     again = autograde(ASSIGNMENT, "--root", str(root), *FAST).stdout.splitlines()[0]
     assert again.startswith("2 submissions: 1 graded, 1 ungradable, 0 grader errors "
                             "(0 assessed in this run, 2 unchanged since the last run)"), again

@@ -212,7 +212,7 @@ def summary_line(summary: BatchSummary) -> str:
 
     total = len(summary.results)
     errors = summary.count(STATUS_ERROR)
-    scores = [r.score for r in summary.results if r.status != STATUS_ERROR]
+    scores = [r.score for r in summary.results if r.has_total]
     mean = sum(scores) / len(scores) if scores else 0.0
     out_of = max((r.max_score for r in summary.results), default=0.0)
     return (
@@ -221,7 +221,7 @@ def summary_line(summary: BatchSummary) -> str:
         f"{errors} grader error{'' if errors == 1 else 's'} "
         f"({len(summary.graded)} assessed in this run, "
         f"{len(summary.skipped)} unchanged since the last run); "
-        f"mean {mean:.1f}/{out_of:g} (grader errors left out); {lateness_words(summary)}; "
+        f"mean {mean:.1f}/{out_of:g} (of graded notebooks); {lateness_words(summary)}; "
         f"{'cohort ' + summary.cohort if summary.cohort else 'no cohort'}; "
         f"{summary.seconds:.1f} s"
     )

@@ -135,7 +135,8 @@ def shown(settings: RootSettings) -> str:
         due += f" ({settings.late_policy.describe()})"
     if settings.extensions:
         due += f", {len(settings.extensions)} extension{'s' if len(settings.extensions) > 1 else ''}"
-    return f"{due}; " + (f"cohort {settings.cohort}" if settings.cohort else "no cohort")
+    counts = "" if settings.version_rule == "newest" else f"; version rule {settings.version_rule}"
+    return f"{due}; " + (f"cohort {settings.cohort}" if settings.cohort else "no cohort") + counts
 
 
 def remember(root: Path, assignment: str, *, cohort: str | None = None,

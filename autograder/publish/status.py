@@ -185,7 +185,8 @@ def status_lines(course: Course, assignment: Assignment) -> list[str]:
 def _review_lines(result: SubmissionResult) -> list[str]:
     """Why ``result`` waits for a person: its reason, the parts in review and what only TAs
     read (an integrity finding, such as whose inputs a copied evidence file holds)."""
-    lines = [f"  {result.student}: {result.score:g}/{result.max_score:g}"
+    lines = [f"  {result.student}: "
+             + (f"{result.score:g}/{result.max_score:g}" if result.has_total else "no total")
              + ("" if result.status == STATUS_GRADED else f" ({result.status})")
              + (f": {result.reason}" if result.reason else "")]
     lines += [f"    {part.part}: provisional ({part.points:g}/{part.max_points:g})"

@@ -51,7 +51,7 @@ def scores_rows(results: Sequence[SubmissionResult], timing: Sequence[Timing],
     rows = []
     for r in results:
         points = {p.part: f"{p.points:g}" for p in r.parts}
-        rows.append([r.student, r.status, f"{r.score:g}", f"{r.max_score:g}",
+        rows.append([r.student, r.status, r.total_text(), f"{r.max_score:g}",
                      *(points.get(p, "") for p in parts), r.late_label, f"{r.late_penalty:g}",
                      r.submitted_at, _number(hours.get(r.student), 2),
                      "yes" if r.needs_review else "no"])

@@ -47,8 +47,9 @@ NEGATIVE_BELOW = -0.2
 
 
 def counted(results: Sequence[SubmissionResult]) -> list[SubmissionResult]:
-    """Results whose score stands (graded or ungradable); a grader error is regraded."""
-    return [r for r in results if r.status != STATUS_ERROR]
+    """Results with a total of record (graded notebooks: ``has_total``); an ungradable one
+    waits for a person, a grader error is regraded, and neither counts in a figure."""
+    return [r for r in results if r.has_total]
 
 
 def part_shares(results: Sequence[SubmissionResult], assignment: Assignment

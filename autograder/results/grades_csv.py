@@ -47,7 +47,7 @@ def row(result: SubmissionResult) -> dict[str, object]:
         "student": result.student,
         "assignment": result.assignment,
         "status": result.status,
-        "total": f"{result.score:g}",
+        "total": result.total_text(),  # none for an ungradable notebook (has_total)
         "max_score": f"{result.max_score:g}",
         # No due date: nothing was judged, so never "no" (a late student is not on time).
         "late": result.late_label if result.due else LATE_UNKNOWN,

@@ -139,6 +139,18 @@ class SubmissionResult:
         return round(max(0.0, self.parts_score - self.late_penalty), 6)
 
     @property
+    def has_total(self) -> bool:
+        """Whether the result has a total of record: only a graded notebook has one. An
+        ungradable one has points for what could be graded without it (its evidence file),
+        but no total in any output (grades.csv, the gradebook, the LMS files, the report's
+        mean) until it is graded: it waits for a person, the reason says why."""
+        return self.status == STATUS_GRADED
+
+    def total_text(self) -> str:
+        """The total as the TA's files write it: "" when there is none (``has_total``)."""
+        return f"{self.score:g}" if self.has_total else ""
+
+    @property
     def max_score(self) -> float:
         return round(sum(part.max_points for part in self.parts), 6)
 

@@ -136,7 +136,9 @@ def unknown_student(course: Course, student: str, decisions: Decisions) -> str |
 def _list(course: Course, decisions: Decisions, assignment: Assignment) -> int:
     flagged = [result for result in saved_results(course) if result.needs_review]
     for result in flagged:
-        print(f"{result.student}: {result.score:g}/{result.max_score:g}"
+        print(f"{result.student}: "
+              + (f"{result.score:g}/{result.max_score:g}" if result.has_total
+                 else f"{result.status}, no total")
               + (f" ({result.reason})" if result.reason else ""))
         for note in result.ta_notes:  # an integrity finding grades.csv states (copied evidence)
             print(f"  for TAs: {note.text}")

@@ -168,7 +168,7 @@ def test_grader_files_are_unchanged_by_submissions(hostile_batch: HostileBatch) 
         rows = {row["student"]: row for row in csv.DictReader(handle)}
     assert sorted(rows) == sorted(results)
     for student, result in results.items():
-        assert rows[student]["total"] == f"{result.score:g}", student
+        assert rows[student]["total"] == result.total_text(), student
         assert rows[student]["status"] == result.status, student
 
     # gradebook.db: a valid nbgrader gradebook with exactly the batch's scores.
