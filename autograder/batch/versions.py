@@ -29,7 +29,7 @@ from pathlib import Path
 from autograder.batch import receipts as receipts_file
 from autograder.batch.course import RESULTS_JSON, Course, parse_time, submission_time
 from autograder.grading.submission import content_hash
-from autograder.results.result import write_atomically
+from autograder.results.result import SubmissionResult, write_atomically
 
 VERSIONS = "versions"
 FILES = "files"
@@ -165,3 +165,13 @@ def kept(course: Course, student: str) -> list[Version]:
 def find(course: Course, student: str, digest: str) -> Version | None:
     """The kept version of this content (a full or a 16-digit hash), if any."""
     return load(student_folder(course, student) / digest[:SHORT])
+
+
+def graded_files(course: Course, result: SubmissionResult) -> Path:
+    """The folder of the files ``result`` graded: the kept version the course's version rule
+    counted (an earlier one than ``submitted/`` holds), else the student's submission; what a
+    person reads to review it (the limitation's text) and the report compares must be these."""
+    counted = (result.version or {}).get("counted", "")
+    version = find(course, result.student, counted) if counted else None
+    return version.files if version is not None and version.files.is_dir() else (
+        course.submitted(result.student))

@@ -114,9 +114,9 @@ def compare_submissions(graded: GradedCourse, assignment: Assignment,
     release = release_notebook(course.root, assignment)
     starter = similarity.Starter.from_notebook(release)
     codes, unreadable = [], []
+    folders = graded_folders(graded)
     for student in course.students():
-        code = similarity.own_code(student, course.submitted(student) / assignment.notebook,
-                                   starter)
+        code = similarity.own_code(student, folders[student] / assignment.notebook, starter)
         if code is None:
             unreadable.append(student)
         else:
@@ -135,7 +135,6 @@ def compare_submissions(graded: GradedCourse, assignment: Assignment,
         ]))
     copies: list[CopiedEvidence] = []
     if evidence_copies.compares_inputs(assignment):
-        folders = {student: course.submitted(student) for student in course.students()}
         copies = evidence_copies.find_copies(folders, assignment, cohort)
     if release is None:
         where = "none found: nothing was subtracted"
@@ -156,6 +155,15 @@ def common_cohort(results: list[SubmissionResult]) -> str | None:
     if len(cohorts) != 1:
         return None
     return cohorts.pop() or None
+
+
+def graded_folders(graded: GradedCourse) -> dict[str, Path]:
+    """Each student's graded files: the version that counts (``versions.graded_files``)."""
+    from autograder.batch.versions import graded_files
+
+    results = {result.student: result for result in graded.results}
+    return {student: graded_files(graded.course, results[student]) if student in results
+            else graded.course.submitted(student) for student in graded.course.students()}
 
 
 def build_report(graded: GradedCourse, assignment: Assignment,

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 from autograder.assignments.arguments import graded_course
 from autograder.batch.course import Course
 from autograder.batch.root_lock import RootBusy, hold
+from autograder.batch.versions import graded_files
 from autograder.report.command import add_root_assignment_arguments
 from autograder.results.decisions import DecisionError, Decisions
 from autograder.results.gradebook import GradebookError
@@ -149,7 +150,7 @@ def _list(course: Course, decisions: Decisions, assignment: Assignment) -> int:
                     print(f"    - {message.flat()}")
                 if part.decided:
                     print(f"    - {part.decided}")
-                text = text_to_judge(course.submitted(result.student), part.part, assignment)
+                text = text_to_judge(graded_files(course, result), part.part, assignment)
                 if text:
                     print(f"    text: {text}")
     done = [entry for entry in decisions.parts.values()]

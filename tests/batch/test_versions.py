@@ -214,3 +214,18 @@ def test_a_bad_version_rule_in_cohorts_toml_is_one_line_from_cohort_grade(tmp_pa
                           timeout=300, check=False)
     assert "version rule 'best' is not one of newest, last_on_time, best_after_penalty" in \
         one_line_error(done)
+
+
+def test_what_a_person_reads_is_the_version_that_counts(tmp_path):
+    """Review's text to judge and the report's comparisons read the counted version's files,
+    not a later resubmission's in submitted/ (last_on_time counted the earlier one)."""
+    course = Course(tmp_path, SPEC.name)
+    _submit(course, "s1", '{"cells": ["on time"]}', DUE - timedelta(hours=1))
+    on_time = versions.keep(course, "s1")
+    _submit(course, "s1", '{"cells": ["late"]}', DUE + timedelta(hours=3))
+    versions.keep(course, "s1")
+    counted = SubmissionResult("s1", SPEC.name, "graded", version={"counted": on_time.short})
+    assert versions.graded_files(course, counted) == on_time.files
+    assert "on time" in (versions.graded_files(course, counted) / SPEC.notebook).read_text()
+    newest = SubmissionResult("s1", SPEC.name, "graded")  # rule newest: nothing chosen
+    assert versions.graded_files(course, newest) == course.submitted("s1")
