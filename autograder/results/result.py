@@ -15,11 +15,13 @@ reason to review) is a field of ``Message``, never parsed from its words.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import tempfile
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -182,7 +184,7 @@ class SubmissionResult:
 
     def record(self) -> dict[str, Any]:
         """The record as plain data (``extra_data``): every field once, and its format."""
-        data = dataclasses.asdict(self)
+        data = _plain(self)
         data["seconds"] = round(self.seconds, 3)
         # Two names a reader of results.json has always had: ``late`` says true, false or
         # "unknown" in one field, and the grader's faults are named as such.
@@ -238,23 +240,50 @@ class SubmissionResult:
         return cls.from_record(extra)
 
 
+def _plain(value: Any) -> Any:
+    """A dataclass (and what it holds) as plain JSON data: ``dataclasses.asdict`` without its
+    deep copies, which cost more than writing the file."""
+    if dataclasses.is_dataclass(value):
+        return {name: _plain(getattr(value, name)) for name in _names(type(value))}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+@functools.cache
+def _names(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(kind))
+
+
 def _build(kind: Any, value: Any) -> Any:
     """``value`` (plain JSON data) as ``kind``: a dataclass, a list of them, or plain."""
+    return _reader(kind)(value)
+
+
+@functools.cache
+def _reader(kind: Any) -> Callable[[Any], Any]:
+    """The function that reads plain data as ``kind``, made once per type (a batch reads
+    thousands of results: resolving types for every value would cost more than the JSON)."""
     if dataclasses.is_dataclass(kind):
         hints = typing.get_type_hints(kind)
-        known = {f.name for f in dataclasses.fields(kind) if f.init}
-        return kind(**{name: _build(hints[name], item) for name, item in value.items()
-                       if name in known})
+        fields = {f.name: _reader(hints[f.name]) for f in dataclasses.fields(kind) if f.init}
+        return lambda value: kind(**{name: fields[name](item) for name, item in value.items()
+                                     if name in fields})
     origin = typing.get_origin(kind)
     if origin is list:
         (inner,) = typing.get_args(kind)
-        return [_build(inner, item) for item in value]
+        read = _reader(inner)
+        return lambda value: [read(item) for item in value]
     if origin in (typing.Union, types.UnionType):
         options = [option for option in typing.get_args(kind) if option is not type(None)]
-        return None if value is None else _build(options[0], value)
-    if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    return value
+        read = _reader(options[0])
+        return lambda value: None if value is None else read(value)
+    if kind is float:
+        return lambda value: (float(value) if isinstance(value, int | float)
+                              and not isinstance(value, bool) else value)
+    return lambda value: value
 
 
 def write_atomically(path: Path, text: str) -> None:
