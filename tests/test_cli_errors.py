@@ -244,3 +244,22 @@ def test_autograde_help_lists_every_limit_the_ta_guide_names():
     guide = " ".join((REPO / "docs" / "ta-guide.md").read_text(encoding="utf-8").split())
     assert (f"{limits.file_mb} MiB of scratch disk, {limits.nproc} processes" in guide
             and "(`--help` lists them)" in guide)
+
+
+@pytest.mark.parametrize("policy", ["10%/day, grace 99999999999999m", "1000%/hour"])
+def test_a_late_policy_that_cannot_be_applied_is_refused_before_anything_is_remembered(
+        course, policy):
+    """Issue 38: a grace past what dates hold was remembered and then broke every run of the
+    root with an OverflowError traceback."""
+    line = one_line_error(autograde(ASSIGNMENT, "--root", str(course), "--late-policy", policy,
+                                    "--due", "2026-12-14 23:59 UTC", *FAST))
+    assert "late policy" in line and "at most" in line
+    assert not (course / "course.json").exists() and not (course / "autograded").exists()
+
+
+def test_a_remembered_policy_that_cannot_be_applied_names_the_file_and_the_fix(course):
+    (course / "course.json").write_text(
+        '{"%s": {"due": "2026-12-14 23:59:00 UTC", "late_policy": {"percent": 10, '
+        '"grace_minutes": 99999999999999}}}' % ASSIGNMENT)
+    line = one_line_error(autograde(ASSIGNMENT, "--root", str(course), *FAST))
+    assert f"{course / 'course.json'}" in line and "grace" in line and "fix or delete" in line

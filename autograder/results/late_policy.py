@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from autograder.results.result import SubmissionResult
 
 UNITS = {"day": timedelta(days=1), "hour": timedelta(hours=1)}
+# A grace longer than a year is a typo (and past what dates can hold it overflows): refused
+# when the policy is read, before anything is remembered.
+MAX_GRACE_MINUTES = 366 * 24 * 60
 _CLAUSE = re.compile(
     r"^\s*(?:(?P<percent>\d+(?:\.\d+)?)\s*%\s*/\s*(?P<per>day|hour)"
     r"|cap\s+(?P<cap>\d+(?:\.\d+)?)\s*%"
@@ -48,6 +51,13 @@ class LatePolicy:
             value = getattr(self, name)
             if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
                 raise LatePolicyError(f"late policy: {name} must be a number >= 0, not {value!r}")
+        if self.grace_minutes > MAX_GRACE_MINUTES:
+            raise LatePolicyError(f"late policy: a grace of {self.grace_minutes:g} minutes is "
+                                  f"more than a year; give at most {MAX_GRACE_MINUTES:g} "
+                                  "minutes (or extend the due date instead)")
+        if self.percent > 100:
+            raise LatePolicyError(f"late policy: {self.percent:g}% per {self.per} is more than "
+                                  "the whole maximum; give at most 100%")
         if self.cap > 100:
             raise LatePolicyError(f"late policy: cap is a percentage of the maximum, at most "
                                   f"100, not {self.cap:g}")
