@@ -63,17 +63,49 @@ class Submission:
         return [cell.source for cell in self.cells if cell.source is not None]
 
 
-def content_hash(folder: Path) -> str:
-    """SHA-256 of every file's relative path and bytes: unchanged submissions are skipped."""
+@dataclass(frozen=True)
+class FolderHash:
+    """A submission folder's content hash, and the files too large to be hashed in full
+    (their relative paths): a change in what was not read cannot be seen."""
+
+    digest: str
+    unhashed: tuple[str, ...] = ()
+
+
+def _read_by_the_grader(path: Path, folder: Path) -> bool:
+    """What grading reads, hashed in full whatever else the folder holds: the top level's
+    notebooks, JSON files (an evidence file) and ``timestamp.txt``."""
+    return path.parent == folder and (path.suffix in (".ipynb", ".json")
+                                      or path.name == "timestamp.txt")
+
+
+def hash_folder(folder: Path) -> FolderHash:
+    """SHA-256 of every file's relative path and bytes (unchanged submissions are skipped, a
+    decision's basis is checked with it). What grading reads is hashed in full (up to the
+    largest file it reads, ``MAX_NOTEBOOK_BYTES``); the other files share
+    ``MAX_HASHED_BYTES``, in name order, so padding can never push the notebook, the evidence
+    file or ``timestamp.txt`` out of the hash. A folder within the budget hashes as before."""
     digest = hashlib.sha256()
     budget = MAX_HASHED_BYTES
+    unhashed = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
-        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        relative = str(path.relative_to(folder))
+        digest.update(relative.encode() + b"\0")
+        read = _read_by_the_grader(path, folder)
+        limit = MAX_NOTEBOOK_BYTES if read else max(budget, 0)
         with path.open("rb") as handle:
-            data = handle.read(max(budget, 0))
-        budget -= len(data)
+            data = handle.read(limit)
+            if handle.read(1):
+                unhashed.append(relative)
+        if not read:
+            budget -= len(data)
         digest.update(hashlib.sha256(data).digest())
-    return digest.hexdigest()
+    return FolderHash(digest.hexdigest(), tuple(unhashed))
+
+
+def content_hash(folder: Path) -> str:
+    """``hash_folder``'s digest."""
+    return hash_folder(folder).digest
 
 
 def _find_notebook(folder: Path, submission: Submission, name: str) -> Path | None:
@@ -170,7 +202,13 @@ def load_submission(folder: Path, student: str, *, assignment: Assignment) -> Su
     if not folder.is_dir():
         submission.fatal = "no submission folder"
         return submission
-    submission.content_hash = content_hash(folder)
+    hashed = hash_folder(folder)
+    submission.content_hash = hashed.digest
+    if hashed.unhashed:  # a resubmission could change them unseen: a person compares
+        shown = ", ".join(hashed.unhashed[:5]) + (", ..." if len(hashed.unhashed) > 5 else "")
+        submission.note(f"files too large to be compared between runs were not read in full "
+                        f"({shown}); a person will check this submission before its grade is "
+                        "final", note_codes.UNHASHED, review=True)
     if assignment.evidence_file:
         evidence = folder / assignment.evidence_file
         submission.evidence = evidence if evidence.exists() or evidence.is_symlink() else None

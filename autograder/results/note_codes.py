@@ -12,6 +12,7 @@ NOTEBOOK_COPIES = "notebook_copies"  # copies beside the notebook: which holds t
 NOTEBOOK_RENAMED = "notebook_renamed"  # the only notebook had another name; graded anyway
 CELL_DAMAGED = "cell_damaged"  # a code cell whose source is not text; not run
 CELLS_MISSING = "cells_missing"  # solution cells deleted or renamed
+UNHASHED = "unhashed"  # files too large to hash in full: a change could go unseen (review)
 # What running it showed
 CELL_SKIPPED = "cell_skipped"
 CELL_RAISED = "cell_raised"
