@@ -4,6 +4,7 @@ adds up."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -258,8 +259,8 @@ def test_a_late_policy_that_cannot_be_applied_is_refused_before_anything_is_reme
 
 
 def test_a_remembered_policy_that_cannot_be_applied_names_the_file_and_the_fix(course):
-    (course / "course.json").write_text(
-        '{"%s": {"due": "2026-12-14 23:59:00 UTC", "late_policy": {"percent": 10, '
-        '"grace_minutes": 99999999999999}}}' % ASSIGNMENT)
+    (course / "course.json").write_text(json.dumps({ASSIGNMENT: {
+        "due": "2026-12-14 23:59:00 UTC",
+        "late_policy": {"percent": 10, "grace_minutes": 99999999999999}}}))
     line = one_line_error(autograde(ASSIGNMENT, "--root", str(course), *FAST))
     assert f"{course / 'course.json'}" in line and "grace" in line and "fix or delete" in line

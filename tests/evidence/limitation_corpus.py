@@ -483,6 +483,13 @@ VACUOUS: dict[str, str] = {
         "One limitation of attention is its cost, which can matter in some situations, so the cost "
         "should be considered carefully by anyone who uses attention in a model."
     ),
+    # Issue 38: one claim restated in other forms of its words, hedged ("not always",
+    # "everything about", "the whole explanation"): 5 specific words, but 4 ideas.
+    "a hedged tautology": (
+        "The weights that attention computes do not always explain everything about why a model "
+        "behaves as it does, so the explanation that the weights give is not always the whole "
+        "explanation of the output"
+    ),
     "three vague nouns": (
         "Attention weights, scores and the softmax have some limitations that can matter in "
         "certain situations, so they should be considered carefully whenever we use them for an "

@@ -25,7 +25,7 @@ from autograder.bundles.h2_attention.evidence.limitation import (
     OWN_WORDS_CODES,
     PROSE_CODES,
     classify,
-    concrete_words,
+    concrete_ideas,
     filler_share,
     judge_limitation,
     prose_finding,
@@ -400,7 +400,7 @@ def test_careful_text_is_neither_copied_nor_contradicting_nor_vacuous(name):
     text = CAREFUL[name]
     assert notebook_echo.echo(text).copied_share <= CAREFUL_MAX_ECHO
     assert lecture_claims.contradictions(text) == []
-    assert len(concrete_words(text)) >= CAREFUL_MIN_CONCRETE, concrete_words(text)
+    assert len(concrete_ideas(text)) >= CAREFUL_MIN_CONCRETE, concrete_ideas(text)
     assert filler_share(text) <= CAREFUL_MAX_FILLER
     assert not {f.code for f in judge_limitation(text).findings} & set(OWN_WORDS_CODES)
 

@@ -401,11 +401,16 @@ FILLER_PHRASES = tuple(re.compile(p, re.IGNORECASE) for p in (
     r"approach(?:es)?|technolog(?:y|ies)|models?)\b",
     r"\b(?:when|whenever|if) (?:we|you|they|people|one|someone) (?:\w+ )?(?:use|uses|using|"
     r"apply|applies)\b",
+    # Hedges that restate a claim without its reason: "do not always explain everything",
+    # "not always the whole explanation", "why a model behaves as it does" (issue 38).
+    r"\b(?:everything|anything|all there is) (?:about|there is)\b",
+    r"\bthe (?:whole|full|complete|entire) (?:\w+ )?(?:explanation|story|picture|truth)\b",
+    r"\bwhy (?:a|the|any) (?:\w+ )?model (?:behaves|acts|works|does)(?: (?:as|the way) it does)?\b",
 ))
 _FILLER = re.compile("|".join(f"(?:{p.pattern})" for p in FILLER_PHRASES), re.IGNORECASE)  # one pass
 # Calibrated on tests/evidence/limitation_corpus.py (margins in tests/evidence/test_limitation.py):
-# every sound limitation names at least 5 distinct specific words and has at most 8% filler;
-# the vacuous ones name at most 2, or are 24% or more filler.
+# every sound limitation names at least 5 distinct ideas (``concrete_ideas``) and has at most
+# 8% filler; the vacuous ones name at most 4, and those with 3 or 4 are 35% or more filler.
 MIN_CONCRETE_WORDS = 3  # fewer distinct specific domain words: no concrete claim
 MAX_FILLER_SHARE = 0.2  # more of the letters in filler phrases...
 MIN_CONCRETE_WITH_FILLER = 5  # ...and fewer specific words than this: generic filler
@@ -417,6 +422,13 @@ def concrete_words(text: str) -> list[str]:
     models and their cost (``DOMAIN_PREFIXES``), except the generic ``GENERIC_WORDS``."""
     return sorted({w for w in _tokens(text)
                    if w not in FUNCTION_WORDS and w not in GENERIC_WORDS and _is_domain(w)})
+
+
+def concrete_ideas(text: str) -> list[str]:
+    """The distinct ideas among ``concrete_words``: words that share their first five letters
+    are one ("explain" and "explanation", "weight" and "weights"), so a text that restates one
+    claim in other forms of its words does not count as naming several."""
+    return sorted({word[:5] for word in concrete_words(text)})
 
 
 def filler_share(text: str) -> float:
@@ -465,9 +477,10 @@ def contradiction_finding(text: str) -> Finding | None:
 def vacuous_finding(text: str) -> Finding | None:
     """A review finding when ``text`` makes no concrete claim about attention."""
     concrete = concrete_words(text)
+    ideas = len(concrete_ideas(text))
     filler = filler_share(text)
-    if len(concrete) >= MIN_CONCRETE_WORDS and not (
-            filler >= MAX_FILLER_SHARE and len(concrete) < MIN_CONCRETE_WITH_FILLER):
+    if ideas >= MIN_CONCRETE_WORDS and not (
+            filler >= MAX_FILLER_SHARE and ideas < MIN_CONCRETE_WITH_FILLER):
         return None
     quoted = [f"'{w}'" for w in concrete]
     named = " and ".join(filter(None, (", ".join(quoted[:-1]), *quoted[-1:])))
