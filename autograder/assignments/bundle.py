@@ -71,6 +71,14 @@ class Assignment:
         return self.root / DATA / self.spec.schema if self.spec.schema else None
 
     @property
+    def private_folders(self) -> tuple[str, ...]:
+        """What student code must never see, wherever it lives (a bundle under ``/opt``
+        included): the bundle's folder (checks, reference, hooks) and the instructor's source
+        folder (solutions in the notebook). Real paths; the sandbox hides them as it hides
+        the installed grader, and no message may show them."""
+        return tuple(dict.fromkeys(str(path.resolve()) for path in (self.root, self.source_dir)))
+
+    @property
     def source_dir(self) -> Path:
         """Where the instructor authors the notebook (a checkout's source/<name>)."""
         return Course(REPO, self.name).source_dir

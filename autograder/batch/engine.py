@@ -212,7 +212,8 @@ def _run_pool(
     else:
         if launched:
             discard(launched)
-        channels = Zygote.launch(channels=jobs, preload=assignment.preload)
+        channels = Zygote.launch(channels=jobs, preload=assignment.preload,
+                                 hide=assignment.private_folders)
     warm_up_checks(assignment)
     # Before anything is graded, on the checks the warm-up just collected (no second pass): a
     # SpecError is one line from autograder.cli.

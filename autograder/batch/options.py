@@ -57,4 +57,5 @@ def launch_sandbox(options: BatchOptions, assignment: Assignment) -> list[Zygote
         return None
     from autograder.sandbox.zygote import Zygote
 
-    return Zygote.launch(channels=max(1, options.jobs), preload=assignment.preload)
+    return Zygote.launch(channels=max(1, options.jobs), preload=assignment.preload,
+                         hide=assignment.private_folders)

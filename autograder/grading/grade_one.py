@@ -108,7 +108,7 @@ def grade_submission(
         # No functions: no section of the evidence file is reproduced.
         provenance = evidence.without_code(report) if evidence is not None else None
     else:
-        hidden = [*private_paths(submission.folder), *hidden_paths]
+        hidden = [*private_paths(submission.folder), *hidden_paths, *assignment.private_folders]
         with SandboxStudent(
             submission.runnable,
             session.zygote,

@@ -43,7 +43,7 @@ class GradingSession:
     ) -> GradingSession:
         """Start a zygote (workers see only the system and Python; see
         autograder.untrusted.isolation) and warm this process up for ``assignment``."""
-        (zygote,) = Zygote.launch(preload=assignment.preload)
+        (zygote,) = Zygote.launch(preload=assignment.preload, hide=assignment.private_folders)
         warm_up_checks(assignment)  # imports and collects while the zygote starts
         return cls(zygote.wait_ready(), UidLease.acquire(), limits or Limits(), isolate,
                    allow_weaker, assignment=assignment)

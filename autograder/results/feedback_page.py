@@ -399,7 +399,8 @@ def view(result: SubmissionResult, assignment: Assignment, *, course: str = "",
          private_paths: Sequence[str] = ()) -> PageView:
     """What the page shows: every text without private paths, each message once
     (``assignment``: which parts are functions, and the sections of a part that has them)."""
-    hidden = [*private_paths, str(REPO), str(Path.home()), tempfile.gettempdir()]
+    hidden = [*private_paths, *assignment.private_folders, str(REPO), str(Path.home()),
+              tempfile.gettempdir()]
 
     def clean(text: str) -> str:
         return without_paths(text, hidden)

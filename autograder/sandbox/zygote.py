@@ -26,7 +26,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from autograder.untrusted.zygote import command_line, module_names
+from autograder.untrusted.zygote import HIDE_ENV, command_line, module_names
 
 THREAD_ENV = {
     "OMP_NUM_THREADS": "1",
@@ -38,9 +38,11 @@ THREAD_ENV = {
 }
 
 
-def zygote_environment() -> dict[str, str]:
+def zygote_environment(hide: Sequence[str] = ()) -> dict[str, str]:
     """A minimal, fixed environment: nothing of the TA's (tokens, paths, NBGRADER_*) is
-    inherited by the zygote, so none of it can reach a worker."""
+    inherited by the zygote, so none of it can reach a worker. ``hide``: folders the workers
+    must not see besides the grader's own (the assignment's bundle), read and removed from
+    the environment by the zygote before it forks."""
     import autograder
 
     package_root = str(Path(autograder.__file__).resolve().parents[1])
@@ -53,6 +55,8 @@ def zygote_environment() -> dict[str, str]:
         "PYTHONPATH": os.pathsep.join(search),
         **THREAD_ENV,
     }
+    if hide:
+        env[HIDE_ENV] = os.pathsep.join(hide)
     if os.environ.get("H2_WORKER_STDERR"):  # debugging the grader itself (docs/development.md)
         env["H2_WORKER_STDERR"] = os.environ["H2_WORKER_STDERR"]
     return env
@@ -76,14 +80,16 @@ class Zygote:
         self.dying: list[tuple[int, int | None, str]] = []  # (pid, uid, scratch) killed, not reaped
 
     @classmethod
-    def launch(cls, channels: int = 1, *, preload: Sequence[str] = ()) -> list[Zygote]:
+    def launch(cls, channels: int = 1, *, preload: Sequence[str] = (),
+               hide: Sequence[str] = ()) -> list[Zygote]:
         """Start a zygote without waiting (warm other things meanwhile, then ``wait_ready``
         on every handle). The first handle owns the process. ``preload``: the assignment's
         module names, imported before the first fork (``ValueError`` for one that is not a
-        module name, or is the grader's own)."""
+        module name, or is the grader's own); ``hide``: the assignment's private folders
+        (``Assignment.private_folders``), hidden from every worker."""
         names = module_names(preload)  # before anything is started
         pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(channels)]
-        env = zygote_environment()
+        env = zygote_environment(hide)
         fds = [theirs.fileno() for _, theirs in pairs]
         log = env.get("H2_WORKER_STDERR")  # debugging the grader: the zygote's own errors too
         with open(log or os.devnull, "ab") as stderr:

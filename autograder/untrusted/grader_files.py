@@ -115,11 +115,12 @@ def _installed(site: str, metadata: str, files: list[str]) -> tuple[set[str], se
     return paths, names
 
 
-def find() -> GraderFiles:
-    """The grader's files on this machine (see the module docstring)."""
+def find(extra: tuple[str, ...] = ()) -> GraderFiles:
+    """The grader's files on this machine (see the module docstring), and ``extra`` folders
+    the trusted side names as private (an assignment's bundle kept outside the package)."""
     package_dirs = [os.path.realpath(p) for p in sys.modules[PACKAGE].__path__]
     source_roots = {os.path.dirname(p) for p in package_dirs}
-    paths: set[str] = set(package_dirs)
+    paths: set[str] = set(package_dirs) | {os.path.realpath(path) for path in extra}
     names: set[str] = {PACKAGE}
     shared: set[str] = set()  # folders that also hold other projects' installs
     folders = dict.fromkeys(os.path.realpath(p or ".") for p in sys.path)

@@ -130,14 +130,18 @@ def build_root(libc: ctypes.CDLL, new_root: str, uid: int, file_mb: int) -> list
 
 # The grader's own files (``grader_files``), found once by the zygote before it forks.
 _grader_files: grader_files.GraderFiles | None = None
+_extra_hidden: tuple[str, ...] = ()  # the assignment's private folders (locate_grader_files)
 HIDDEN_LAYERS = "/.grader-hidden"  # in the worker's root: whiteouts, then covered by a tmpfs
 S_IFWHT = stat.S_IFCHR  # an overlayfs whiteout: a character device 0/0
 
 
-def locate_grader_files() -> None:
-    """In the zygote before it forks: find the grader's own files once (about 25 ms)."""
-    global _grader_files
-    _grader_files = grader_files.find()
+def locate_grader_files(extra: tuple[str, ...] = ()) -> None:
+    """In the zygote before it forks: find the grader's own files once (about 25 ms), with
+    ``extra`` folders to hide (the assignment's bundle, wherever it lives). Kept first, so a
+    worker that must look again (this failed) still hides them: fail closed."""
+    global _grader_files, _extra_hidden
+    _extra_hidden = tuple(extra)
+    _grader_files = grader_files.find(_extra_hidden)
 
 
 def _inside(path: str, tree: str) -> bool:
@@ -176,7 +180,7 @@ def hide_grader_files(libc: ctypes.CDLL, new_root: str, bound: list[str]) -> Non
     student code, so importing a reference fails instead of finding an empty folder). Where
     overlayfs cannot be mounted, the folder is rebuilt without them (a tmpfs of bind
     mounts). The whiteouts are then covered by an empty tmpfs."""
-    files = _grader_files if _grader_files is not None else grader_files.find()
+    files = _grader_files if _grader_files is not None else grader_files.find(_extra_hidden)
     hidden = grader_files_shown(bound, files)
     if not hidden:
         return
@@ -225,7 +229,7 @@ def _rebuild_without(libc: ctypes.CDLL, folder: str, target: str, names: set[str
 def check_grader_hidden(bound: list[str]) -> None:
     """Inside the worker's root: fail closed (``OSError``) if any file of the grader is
     still there, by its path or by an import name on ``sys.path``."""
-    files = _grader_files if _grader_files is not None else grader_files.find()
+    files = _grader_files if _grader_files is not None else grader_files.find(_extra_hidden)
     for path in files.paths:
         if os.path.lexists(path) and not any(_inside(tree, path) for tree in bound):
             raise OSError(f"the grader's {path} is still visible to student code")

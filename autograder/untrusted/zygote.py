@@ -25,6 +25,9 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 
 PRELOAD_OPTION = "--preload"
+# Folders the workers must not see besides the grader's own (the assignment's bundle), as
+# os.pathsep-joined paths; taken out of the environment before the first fork.
+HIDE_ENV = "H2_HIDE_PATHS"
 # What the engine itself needs in every worker, whatever the assignment: NumPy (the wire
 # format; numpy.random for the seeds set before every call), the system-call filter, and the
 # notebook-code translator.
@@ -265,6 +268,7 @@ def main(control_fds: list[int], preload: Sequence[str] = ()) -> None:
     # them over and over while importing costs about 0.25 s. Frozen afterwards, they are never
     # traversed again, here or in a worker (whose collections would otherwise touch, and so
     # copy, every page that holds one).
+    hide = tuple(path for path in os.environ.pop(HIDE_ENV, "").split(os.pathsep) if path)
     gc.disable()
     for name in imports(preload):
         importlib.import_module(name)
@@ -279,7 +283,7 @@ def main(control_fds: list[int], preload: Sequence[str] = ()) -> None:
     except Exception:  # noqa: BLE001 - each worker then builds the filter, and reports if it cannot
         pass
     try:
-        importlib.import_module("autograder.untrusted.isolation").locate_grader_files()
+        importlib.import_module("autograder.untrusted.isolation").locate_grader_files(hide)
     except Exception:  # noqa: BLE001 - each worker then looks for them, and fails closed if it cannot
         pass
     huge_pages = HugePages()
