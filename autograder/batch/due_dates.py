@@ -15,6 +15,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 FORMS = ("give the day, a 24-hour time and a zone: '2026-12-14 23:59 UTC', "
          "'2026-12-14 23:59 Europe/Berlin' or '2026-12-14T23:59+01:00'")
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+# Due dates outside these years are refused before they are remembered (a year 1 due date was
+# written as "1-01-01" and broke every later run of the root).
+FIRST_YEAR, LAST_YEAR = 1970, 9998
 _NAMED_ZONE = re.compile(r"(?P<time>.*\S)\s+(?P<zone>[A-Za-z_]+(?:/[A-Za-z0-9_+-]+)+)")
 
 
@@ -56,6 +59,10 @@ def parse_due(text: str) -> datetime:
         raise DueDateError(f"{text!r} has no time zone: add one, e.g. '{bare} UTC' "
                            "(or your course's zone, e.g. Europe/Berlin)")
     try:
-        return moment.astimezone(UTC)
+        moment = moment.astimezone(UTC)
     except OverflowError:
         raise DueDateError(f"not a time: {text!r}; {FORMS}") from None
+    if not FIRST_YEAR <= moment.year <= LAST_YEAR:  # a typo; and dates near the ends overflow
+        raise DueDateError(f"{text!r} is in the year {moment.year}: a due date is between "
+                           f"{FIRST_YEAR} and {LAST_YEAR}")
+    return moment

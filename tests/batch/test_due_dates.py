@@ -64,3 +64,12 @@ def test_an_extension_for_a_mistyped_student_is_refused_naming_the_close_one(tmp
     remembered = json.loads((root / "course.json").read_text()) if (
         root / "course.json").exists() else {}
     assert "extensions" not in remembered.get(ASSIGNMENT, {})
+
+
+@pytest.mark.parametrize("text", ["0001-01-01 00:00 UTC", "9999-12-31 23:59 UTC",
+                                  "1969-12-31 23:59 UTC"])
+def test_a_due_date_out_of_range_is_refused_before_it_is_remembered(text):
+    """Issue 38: a year-1 due date was remembered as '1-01-01 ...' and every later run of the
+    root failed to read it."""
+    with pytest.raises(DueDateError, match="a due date is between 1970 and 9998"):
+        parse_due(text)

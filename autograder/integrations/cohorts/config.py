@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.batch.course import assignments_in, parse_time
+from autograder.batch.due_dates import FIRST_YEAR, LAST_YEAR
 from autograder.integrations.cohorts.archives import MB, ArchiveLimits, MoodleDownload
 from autograder.integrations.lms.canvas import CanvasSettings
 from autograder.integrations.lms.moodle import MoodleSettings
@@ -124,6 +125,9 @@ def parse_due(name: str, value: object, path: Path) -> datetime | None:
         raise CohortConfigError(f"{problem} is not a date and time: {fix}")
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise CohortConfigError(f"{problem} has no time zone: {fix}")
+    if not FIRST_YEAR <= moment.year <= LAST_YEAR:
+        raise CohortConfigError(f"{problem} is in the year {moment.year}: a due date is between "
+                                f"{FIRST_YEAR} and {LAST_YEAR}")
     return moment
 
 
