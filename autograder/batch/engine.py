@@ -148,18 +148,10 @@ def up_to_date(
     grading key, the due date and the cohort are unchanged since it was made: a new due date
     regrades, so the saved ``late`` (in results.json, feedback.html and grades.csv) is never
     stale, and a new cohort regrades, since the evidence inputs derive from it."""
-    saved = load(course.autograded(student) / RESULTS_JSON)
-    if saved is None or saved.status == STATUS_ERROR:
-        return None
-    if saved.assignment != assignment.name or saved.grading_key != assignment.grading_key:
-        return None
-    if saved.due != due_text(due) or saved.cohort != (cohort or ""):
-        return None
-    if saved.submission_hash != content_hash(course.submitted(student)):
-        return None
-    if saved.lateness_key() != lateness.decide(course.submitted(student), due).key():
-        return None  # a new receipt (cohort collect) or a changed one: late is decided again
-    return saved
+    folder = course.submitted(student)
+    return _still_current(load(course.autograded(student) / RESULTS_JSON), assignment, due,
+                          cohort, lambda: content_hash(folder),
+                          lambda: lateness.decide(folder, due).key())
 
 
 def version_up_to_date(
@@ -167,17 +159,25 @@ def version_up_to_date(
     cohort: str | None = None,
 ) -> SubmissionResult | None:
     """``up_to_date`` for a kept version: its own results.json, judged by its own times."""
-    saved = load(kept.results_json)
+    return _still_current(load(kept.results_json), assignment, due, cohort, lambda: kept.hash,
+                          lambda: lateness.decide_kept(kept.files, kept.receipt, due).key())
+
+
+def _still_current(saved: SubmissionResult | None, assignment: Assignment,
+                   due: datetime | None, cohort: str | None, digest: Callable[[], str],
+                   lateness_key: Callable[[], tuple]) -> SubmissionResult | None:
+    """``saved`` if nothing it was graded from has changed (the cheap checks first: hashing
+    and judging the time read files)."""
     if saved is None or saved.status == STATUS_ERROR:
         return None
     if saved.assignment != assignment.name or saved.grading_key != assignment.grading_key:
         return None
     if saved.due != due_text(due) or saved.cohort != (cohort or ""):
         return None
-    if saved.submission_hash != kept.hash:
+    if saved.submission_hash != digest():
         return None
-    if saved.lateness_key() != lateness.decide_kept(kept.files, kept.receipt, due).key():
-        return None
+    if saved.lateness_key() != lateness_key():
+        return None  # a new receipt (cohort collect) or a changed one: late is decided again
     return saved
 
 
