@@ -29,3 +29,9 @@ EVIDENCE_FINDING = "evidence_finding"  # the bundle's integrity finding (whose i
 SUBMISSION = "submission"  # a note about the upload itself (Gradescope)
 
 REACHED_OUT = (REACHED_OUT_CELL, REACHED_OUT_FUNCTION)
+# About the student's own upload and running it as a notebook, cell by cell: nothing a
+# hidden check found, so a platform that holds the hidden checks' results back until the
+# due date shows these at once (the student can fix them before it). A function that hung
+# or printed too much under the hidden checks is not among them.
+OWN_FILES = (SUBMISSION, NOTEBOOK_COPIES, NOTEBOOK_RENAMED, CELL_DAMAGED, CELLS_MISSING,
+             CELL_SKIPPED, CELL_RAISED, REACHED_OUT_CELL, TIME_UNCONFIRMED)

@@ -68,7 +68,7 @@ def test_the_zip_holds_the_scripts_and_the_grader_and_nothing_of_a_course(zip_pa
         config = json.loads(archive.read(scripts.CONFIG_JSON))
         run = archive.read("run_autograder").decode()
     assert config == {"assignment": SPEC.name, "assignments": [], "student_id": "sid",
-                      "late_policy": None}
+                      "late_policy": None, "hidden_visibility": "after_due_date"}
     assert f'--config "$root/source/{scripts.CONFIG_JSON}"' in run
     # Nothing of a course, a checkout or an environment, at any depth.
     banned = {"course", "courses", "submitted", "autograded", "feedback", "gradebook.db",
@@ -211,7 +211,8 @@ def check_gradescope_fields(data: dict) -> None:
     assert data["visibility"] in VISIBILITIES and data["stdout_visibility"] in VISIBILITIES
     assert data["tests"], "no tests"
     review = [test for test in data["tests"] if test["name"] == results.NEEDS_A_PERSON]
-    checks = [test for test in data["tests"] if test not in review]
+    shown = [test for test in data["tests"] if test["name"] == results.SUBMISSION_ENTRY]
+    checks = [test for test in data["tests"] if test not in review and test not in shown]
     for test in data["tests"]:
         assert TEST_FIELDS <= set(test), set(test)
         assert isinstance(test["name"], str) and test["name"]
@@ -223,6 +224,8 @@ def check_gradescope_fields(data: dict) -> None:
     assert len(review) == (1 if data["extra_data"]["needs_review"] else 0), review
     for test in review:
         assert test["visibility"] == "hidden" and test["max_score"] == 0 and test["output"]
+    # Shown at once whatever the hidden checks' visibility: worth nothing.
+    assert len(shown) == 1 and shown[0]["visibility"] == "visible" and shown[0]["max_score"] == 0
     penalty = data["extra_data"]["late_penalty"]
     assert abs(sum(t["score"] for t in checks) - penalty - data["score"]) < 1e-6
 

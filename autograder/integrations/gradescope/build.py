@@ -3,7 +3,8 @@
 At the zip's root: ``setup.sh`` and ``run_autograder`` (Gradescope's contract),
 ``requirements.txt`` (pyproject.toml's runtime dependencies, exactly as pinned there),
 ``gradescope_assignment.json`` (which assignment the zip grades, where a student's id comes
-from when Gradescope gives no ``sid``, the late policy: plain data, ``zip_config``; its
+from when Gradescope gives no ``sid``, the late policy, when the hidden checks' results
+show: plain data, ``zip_config``; its
 run_autograder passes it to ``run-autograder --config``), and the grader's own code: the
 engine (the ``autograder`` package without the bundles of other assignments), the one
 assignment's bundle (in ``autograder/bundles/`` when it is the package's, else in
@@ -27,7 +28,12 @@ from typing import TYPE_CHECKING
 import autograder
 from autograder.integrations.gradescope import scripts
 from autograder.integrations.gradescope.scripts import CONFIG_JSON
-from autograder.integrations.gradescope.zip_config import SID_ONLY, ZipConfig
+from autograder.integrations.gradescope.zip_config import (
+    DEFAULT_VISIBILITY,
+    SID_ONLY,
+    VISIBILITIES,
+    ZipConfig,
+)
 from autograder.results.late_policy import LatePolicy
 from autograder.spec import REPO
 
@@ -140,12 +146,15 @@ def package_files(assignment: Assignment) -> Iterator[tuple[Path, str]]:
 
 def config(assignment: Assignment, *, student_id: str = SID_ONLY,
            roster: dict[str, str] | None = None,
-           late_policy: LatePolicy | None = None) -> ZipConfig:
+           late_policy: LatePolicy | None = None,
+           hidden_visibility: str = DEFAULT_VISIBILITY) -> ZipConfig:
     """The zip's ``gradescope_assignment.json``: the assignment, where its bundle is, where
-    a student id comes from without a ``sid``, and the late policy (None or inactive: none)."""
+    a student id comes from without a ``sid``, the late policy (None or inactive: none), and
+    when students see the hidden checks' results (``zip_config.VISIBILITIES``)."""
     folders = () if assignment.origin == "package" else (FOLDER_BUNDLES,)
     policy = late_policy if late_policy is not None and late_policy.active else None
-    return ZipConfig(assignment.name, folders, student_id, dict(roster or {}), policy)
+    return ZipConfig(assignment.name, folders, student_id, dict(roster or {}), policy,
+                     hidden_visibility)
 
 
 def _add(archive: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
@@ -157,11 +166,17 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
 
 def build(out_dir: Path, assignment: Assignment, *, cohort: str | None = None,
           allow_weaker: bool = False, student_id: str = SID_ONLY,
-          roster: dict[str, str] | None = None, late_policy: LatePolicy | None = None) -> Path:
+          roster: dict[str, str] | None = None, late_policy: LatePolicy | None = None,
+          hidden_visibility: str = DEFAULT_VISIBILITY) -> Path:
     """Write ``out_dir/autograder.zip``, which grades ``assignment``, and return its path.
     ``cohort`` and ``allow_weaker`` are passed on to every run of run-autograder;
-    ``student_id``, ``roster`` and ``late_policy`` go into its configuration (``config``)."""
-    settings = config(assignment, student_id=student_id, roster=roster, late_policy=late_policy)
+    ``student_id``, ``roster``, ``late_policy`` and ``hidden_visibility`` go into its
+    configuration (``config``)."""
+    if hidden_visibility not in VISIBILITIES:
+        raise BuildError(f"hidden visibility {hidden_visibility!r} is not one of "
+                         f"{', '.join(VISIBILITIES)}")
+    settings = config(assignment, student_id=student_id, roster=roster, late_policy=late_policy,
+                      hidden_visibility=hidden_visibility)
     requirements, requires_python = project_metadata()
     setup = scripts.setup_sh(torch_pin(requirements), minimum_python(requires_python))
     options = ([f"--cohort={cohort}"] if cohort else []) + (

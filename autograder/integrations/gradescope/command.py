@@ -15,6 +15,11 @@ inputs, so it must be the STUDENT_ID their notebook used: Gradescope's sid when 
 has student ids, else what --student-id (email, or the part before the @) or --roster
 (a CSV of Email and SID) maps; with none, each submission is flagged for a person.
 --late-policy applies the course's late policy to Gradescope's submission time.
+--hidden-visibility says when students see the hidden checks' results (each check's name,
+points and diagnosis, and the total): after_due_date (the default), after_published,
+hidden (staff only) or visible (at once, which lets a student resubmit until every hidden
+check passes). Whether the notebook could be graded, and why not, shows at once whatever
+is chosen.
 
 examples:
   python -m autograder gradescope build
@@ -22,6 +27,7 @@ examples:
   python -m autograder gradescope build hw3 --assignments ~/course/bundles
   python -m autograder gradescope build --student-id email-local --late-policy "10%/day, cap 50%"
   python -m autograder gradescope build --roster roster.csv
+  python -m autograder gradescope build --hidden-visibility after_published
 """
 
 from __future__ import annotations
@@ -33,7 +39,11 @@ from typing import TYPE_CHECKING
 
 from autograder.assignments.arguments import add_assignment_arguments, only_assignment
 from autograder.batch.command import one_line_errors
-from autograder.integrations.gradescope.zip_config import FALLBACKS
+from autograder.integrations.gradescope.zip_config import (
+    DEFAULT_VISIBILITY,
+    FALLBACKS,
+    VISIBILITIES,
+)
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -71,6 +81,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="the course's late policy, applied to Gradescope's submission "
                        "time against the due date, e.g. '10%%/day, cap 50%%, grace 15m' "
                        "(default: none; lateness is recorded, not penalised)")
+    build.add_argument("--hidden-visibility", choices=VISIBILITIES, default=DEFAULT_VISIBILITY,
+                       help="when students see the hidden checks' results (names, points, "
+                       "diagnoses, the total), in Gradescope's words: after the (late) due "
+                       "date, after grades are published, never (staff only), or at once "
+                       "(default: %(default)s); whether the notebook could be graded shows "
+                       "at once")
 
 
 def chosen_assignment(args: argparse.Namespace) -> Assignment:
@@ -99,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
         replaced = (args.out / ZIP_NAME).exists()
         path = build(args.out, assignment, cohort=args.cohort,
                      allow_weaker=args.allow_weaker_isolation, student_id=source,
-                     roster=roster, late_policy=policy)
+                     roster=roster, late_policy=policy,
+                     hidden_visibility=args.hidden_visibility)
     except (BuildError, RosterError, LatePolicyError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -107,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
            FROM_ROSTER: f"sid, else the roster ({plural(len(roster or {}), 'student')})"}.get(
         source, f"sid, else {source}")
     print(f"{'replaced' if replaced else 'wrote'} {path} for {assignment.name} (student ids: {ids}; late policy: "
-          f"{policy.describe() if policy else 'none'}): upload it on the assignment's "
+          f"{policy.describe() if policy else 'none'}; hidden checks' results: "
+          f"{args.hidden_visibility}): upload it on the assignment's "
           "Configure Autograder page")
     return 0

@@ -12,7 +12,10 @@ what the zip's configuration maps (the email, its part before the @, or a roster
 none, the submission is graded without an identity check and flagged for a person. The
 submission time (created_at) is judged against the due date (the user's own, else the
 assignment's), and the zip's late policy, if any, applied. What needs a person is a hidden
-test entry ("needs a person", staff only) and a line of this command's output.
+test entry ("needs a person", staff only) and a line of this command's output. The zip's
+configuration also says when students see the hidden checks' results (its
+hidden_visibility; without --config, after the due date); whether the notebook could be
+graded shows at once.
 `python -m autograder gradescope build` writes the zip whose run_autograder calls this.
 """
 
@@ -243,7 +246,8 @@ def run(args: argparse.Namespace) -> int:
     details = {"student_id_from": identity.source or "none", "users": identity.group}
     try:
         results.save(result, time.monotonic() - started, args.results, assignment,
-                     gradescope=details, review=review_lines(result))
+                     gradescope=details, review=review_lines(result),
+                     hidden_visibility=config.hidden_visibility)
         report.save(result, args.results.with_name("feedback.html"), assignment)
     except OSError as error:
         print(f"error: cannot write {args.results} (or feedback.html beside it): "

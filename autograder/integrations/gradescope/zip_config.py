@@ -10,7 +10,12 @@ Written at build time, read by ``run-autograder --config`` for every submission:
   ``@``) or ``"roster"`` (looked up in ``roster``, email -> id, read from a CSV at build
   time);
 * ``late_policy``: the course's late policy (``autograder.results.late_policy``) as its
-  table, or null for none.
+  table, or null for none;
+* ``hidden_visibility``: when students see what the hidden checks reveal (each check's
+  name, points and diagnosis, and the total made of them), in Gradescope's words
+  (``VISIBILITIES``; absent: ``after_due_date``). A student resubmits as often as they
+  like, so feedback shown at once is an oracle to resubmit against until every hidden
+  check passes.
 
 Everything is data: nothing in the file is run.
 """
@@ -36,6 +41,14 @@ SOURCES = (SID_ONLY, *FALLBACKS, FROM_ROSTER)
 EMAIL_HEADERS = ("email", "e-mail", "email address")
 ID_HEADERS = ("sid", "student id", "student_id", "student number")
 ROLE_HEADER = "role"
+# Gradescope's results.json ``visibility`` words (per test and top level).
+AFTER_DUE_DATE = "after_due_date"  # shown once the (late) due date has passed
+AFTER_PUBLISHED = "after_published"  # shown once staff publish the grades
+HIDDEN = "hidden"  # staff only
+VISIBLE = "visible"  # at once
+VISIBILITIES = (AFTER_DUE_DATE, AFTER_PUBLISHED, HIDDEN, VISIBLE)
+"""What `gradescope build --hidden-visibility` accepts."""
+DEFAULT_VISIBILITY = AFTER_DUE_DATE
 REBUILD = "rebuild the zip with `python -m autograder gradescope build ASSIGNMENT`"
 
 
@@ -52,6 +65,7 @@ class ZipConfig:
     student_id: str = SID_ONLY
     roster: dict[str, str] = field(default_factory=dict)  # lower-case email -> student id
     late_policy: LatePolicy | None = None
+    hidden_visibility: str = DEFAULT_VISIBILITY
 
     def to_json(self) -> str:
         data: dict[str, object] = {"assignment": self.assignment,
@@ -60,6 +74,7 @@ class ZipConfig:
         if self.student_id == FROM_ROSTER:
             data["roster"] = dict(sorted(self.roster.items()))
         data["late_policy"] = asdict(self.late_policy) if self.late_policy else None
+        data["hidden_visibility"] = self.hidden_visibility
         return json.dumps(data, indent=2) + "\n"
 
 
@@ -81,13 +96,17 @@ def read(path: Path) -> ZipConfig:
         if table is not None and not isinstance(table, dict):
             raise TypeError
         policy = from_table(table) if table is not None else None
+        visibility = data.get("hidden_visibility", DEFAULT_VISIBILITY)
     except LatePolicyError as error:
         raise SpecError(f"--config {path}: {error}; {REBUILD}") from None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         why = error.strerror if isinstance(error, OSError) else "not the file `gradescope build` writes"
         raise SpecError(f"--config {path}: {why}; {REBUILD}") from None
+    if visibility not in VISIBILITIES:
+        raise SpecError(f"--config {path}: hidden_visibility {visibility!r} is not one of "
+                        f"{', '.join(VISIBILITIES)}; {REBUILD}")
     return ZipConfig(name, tuple(folders), source,
-                     {email.lower(): sid for email, sid in roster.items()}, policy)
+                     {email.lower(): sid for email, sid in roster.items()}, policy, visibility)
 
 
 def _cell(row: list[str], at: int | None) -> str:
