@@ -194,9 +194,9 @@ def _check_foreign(archive: Path, roster: moodle_roster.Roster, name: str,
         if other.start() == 0 or other["participant"] == top["participant"]:
             continue
         raise _refuse(archive, f"{name!r} is in the upload of "
-                      f"{_who(roster, top['participant'], top['name'])} but names "
-                      f"{_who(roster, other['participant'], other['name'])} (a Moodle "
-                      "participant's folder inside another's upload); it is filed under neither",
+                      f"{_who(roster, top['participant'], top['name'])} but names another participant, "
+                      f"{_who(roster, other['participant'], other['name'])}; it is filed under "
+                      "neither",
                       "check with both students whose work it is, remove it from the "
                       "download, and collect again")
 
