@@ -280,10 +280,13 @@ def _put_back(course: Course, previous: dict[str, str]) -> None:
         if digest is not None and (kept is None or not kept.files.is_dir()):
             continue  # nothing to put back from: left as nbgrader left it
         shutil.rmtree(folder, ignore_errors=True)
-        if kept is not None:
-            shutil.copytree(kept.files, folder, symlinks=True)
-        else:
-            _remove_if_empty(folder.parent)
+        try:
+            if kept is not None:
+                shutil.copytree(kept.files, folder, symlinks=True)
+            else:
+                _remove_if_empty(folder.parent)
+        except OSError:
+            continue  # the version stays in versions/, where collect found it
 
 
 def _remove_if_empty(folder: Path) -> None:
@@ -335,7 +338,11 @@ def collect(cohort: Cohort, archives: list[Path] | None = None,
     LMS received the downloads, as the TA gives it).
 
     Refuses (``WorkflowError``) a cohort never released, a missing exchange, a zip that
-    is not one and one past the cohort's archive limits (``archives``); raises ``NothingToCollect`` when no submission exists anywhere."""
+    is not one, one past the cohort's archive limits and one whose files' owners are in
+    doubt (``archives``), before anything is collected; raises ``NothingToCollect`` when no
+    submission exists anywhere. A download of a student collected before replaces their
+    submission, which is kept as a version first; a download that fails leaves nothing in
+    downloaded/ and submitted/ as it was."""
     from autograder.integrations.cohorts import arrival
 
     archives = list(archives or [])
