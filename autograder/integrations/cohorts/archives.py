@@ -29,6 +29,7 @@ how to go on. Nothing of a refused download is left behind.
 from __future__ import annotations
 
 import io
+import os
 import re
 import shutil
 import stat
@@ -65,8 +66,13 @@ INNER_TAIL = 4 << 20  # how much of the end of a zip inside is kept to read its 
 # student's submission is "<full name>_<participant id>_assignsubmission_<plugin>" and then
 # "/<path>" (folders, the default since Moodle 3.1; "_/<path>" before 4.1) or "_<file name>"
 # (without folders). The full name holds no "_": Moodle writes each as a space.
-MOODLE_NAME = re.compile(r"^(?:.*/)?(?P<name>[^/_]+)_(?P<participant>\d+)_assignsubmission_"
-                         r"(?P<plugin>[a-z0-9]+)(?:_?/(?P<inner>.+)|_(?P<file>[^/]+))$")
+# Only the download's top-level entry is Moodle's: whatever lies below it is the student's
+# upload, so a file belongs to the participant its first path component names.
+MOODLE_NAME = re.compile(r"^(?P<name>[^/\\_]+)_(?P<participant>\d+)_assignsubmission_"
+                         r"(?P<plugin>[a-z0-9]+)(?:_?/(?P<inner>.+)|_(?P<file>[^/\\]+))$")
+# A participant's prefix anywhere in a path (a folder or a flat file name of Moodle's form):
+# below the top it names someone the upload does not belong to.
+MOODLE_PREFIX = re.compile(r"(?:^|[/\\])(?P<name>[^/\\_]+)_(?P<participant>\d+)_assignsubmission_")
 ANONYMOUS = "participant"  # the name Moodle writes for every student when marking blind
 
 
@@ -86,16 +92,23 @@ class ArchiveLimits:
 @dataclass(frozen=True)
 class MoodleNames:
     """How the files of one Moodle download are unpacked: ``renames`` (its name -> ours,
-    ``<student id>__<file name>``), through ``roster``."""
+    ``<student id>__<file name>``; "" for a copy the Mac's archiver added inside a
+    participant's folder, which is not unpacked), through ``roster``."""
 
     renames: dict[str, str]
     roster: moodle_roster.Roster | None = None
 
+    @property
+    def dropped(self) -> list[str]:
+        """The Mac's copies inside participants' folders, left out of the unpacked files."""
+        return [name for name, ours in self.renames.items() if not ours]
+
     def line(self, archive: Path) -> str:
         """What the TA is told: which download was Moodle's, and how its names were read."""
         assert self.roster is not None
-        students = {new.split("__", 1)[0] for new in self.renames.values()}
-        return (f"{archive.name} is Moodle's own download: {len(self.renames)} file(s) of "
+        ours = [new for new in self.renames.values() if new]
+        students = {new.split("__", 1)[0] for new in ours}
+        return (f"{archive.name} is Moodle's own download: {len(ours)} file(s) of "
                 f"{len(students)} student(s) named by their {self.roster.column} in "
                 f"{self.roster.path} (moodle_roster)")
 
@@ -112,8 +125,11 @@ class MoodleDownload:
     def names(self, archive: Path, members: Iterable[str]) -> MoodleNames:
         """Our name for each member of ``archive`` that Moodle named (none: an empty
         ``MoodleNames``); ``ArchiveError`` when there is no roster, or it does not name a
-        participant, or gives two files one name."""
-        found = [(name, match) for name in members if (match := _moodle_file(name))]
+        participant, or gives two files one name, or a file in one participant's folder
+        names another participant (whose work is it?)."""
+        members = list(members)
+        _check_tops(archive, members)
+        found = [(name, match) for name in members if (match := MOODLE_NAME.match(name))]
         if not found:
             return MoodleNames({})
         example = found[0][0]
@@ -129,28 +145,77 @@ class MoodleDownload:
         except moodle_roster.RosterError as error:
             raise _refuse(archive, f"it is Moodle's own assignment download, and {error}",
                           "then collect again") from None
-        renames = {name: _our_name(archive, roster, match) for name, match in found}
-        taken: dict[str, str] = {}
-        for name in members:
-            ours = renames.get(name, name.rstrip("/"))
-            if ours in taken:
-                raise _refuse(archive, f"{taken[ours]!r} and {name!r} would both be unpacked as "
-                              f"{ours!r}", "ask the student which file to grade, and remove "
-                              "the other from the download")
-            taken[ours] = name
+        renames = {}
+        for name, match in found:
+            _check_foreign(archive, roster, name, match)
+            renames[name] = "" if _mac_copy(name) else _our_name(archive, roster, match)
+        _check_taken(archive, members, renames)
         return MoodleNames(renames, roster)
 
 
-def _moodle_file(name: str) -> re.Match[str] | None:
-    """Moodle's name for a submitted file, or None (another name, a folder, or a copy the
-    Mac's archiver adds: ``__MACOSX/``, ``._<file>``)."""
-    match = MOODLE_NAME.match(name)
-    if not match:
-        return None
-    parts = re.split(r"[/\\]", name)
-    if "__MACOSX" in parts or parts[-1].startswith("."):
-        return None
-    return match
+def _parts(name: str) -> list[str]:
+    return re.split(r"[/\\]", name.rstrip("/"))
+
+
+def _mac_copy(name: str) -> bool:
+    """A copy the Mac's archiver adds (``__MACOSX/``, ``._<file>``), not a student's file."""
+    parts = _parts(name)
+    return "__MACOSX" in parts or parts[-1].startswith(".")
+
+
+def _check_tops(archive: Path, members: list[str]) -> None:
+    """Moodle writes a participant's folder only at the top of its download: one found lower
+    down (a download zipped again inside a folder) would let an upload name its owner."""
+    for name in members:
+        if MOODLE_NAME.match(name) or _mac_copy(name):
+            continue
+        below = [m for m in MOODLE_PREFIX.finditer(name) if m.start() > 0]
+        if below:
+            raise _refuse(archive, f"{name!r} has a Moodle participant's folder "
+                          f"({below[0]['name']}_{below[0]['participant']}_...) below the top "
+                          "of the download, where Moodle never writes one",
+                          "collect the zip exactly as Moodle's \"Download all submissions\" "
+                          "wrote it, not unpacked and zipped again")
+
+
+def _who(roster: moodle_roster.Roster, participant: str, name: str) -> str:
+    """A participant as the TA finds them: full name, participant id, student id."""
+    entry = roster.participants.get(participant)
+    student = f", {roster.column} {entry.student}" if entry and entry.student else ""
+    shown = entry.name if entry and entry.name else name
+    return f"{shown} (participant {participant}{student})"
+
+
+def _check_foreign(archive: Path, roster: moodle_roster.Roster, name: str,
+                   top: re.Match[str]) -> None:
+    """A file is its top-level entry's participant's; one whose path below names another
+    participant's prefix is refused, naming both (filing it under either could be wrong)."""
+    for other in MOODLE_PREFIX.finditer(name):
+        if other.start() == 0 or other["participant"] == top["participant"]:
+            continue
+        raise _refuse(archive, f"{name!r} is in the upload of "
+                      f"{_who(roster, top['participant'], top['name'])} but names another participant, "
+                      f"{_who(roster, other['participant'], other['name'])}; it is filed under "
+                      "neither",
+                      "check with both students whose work it is, remove it from the "
+                      "download, and collect again")
+
+
+def _check_taken(archive: Path, members: list[str], renames: dict[str, str]) -> None:
+    """Two members one name once unpacked (one student's files from two entries, or two
+    folders of one upload) are refused in one line naming both."""
+    taken: dict[str, str] = {}
+    for name in members:
+        ours = renames.get(name, name.rstrip("/"))
+        if not ours:
+            continue
+        if ours in taken:
+            tops = {_parts(taken[ours])[0], _parts(name)[0]}
+            where = " (two entries of the download are one student)" if len(tops) > 1 else ""
+            raise _refuse(archive, f"{taken[ours]!r} and {name!r} would both be unpacked as "
+                          f"{ours!r}{where}", "ask the student which file to grade, and "
+                          "remove the other from the download")
+        taken[ours] = name
 
 
 def _our_name(archive: Path, roster: moodle_roster.Roster, match: re.Match[str]) -> str:
@@ -174,7 +239,7 @@ def _our_name(archive: Path, roster: moodle_roster.Roster, match: re.Match[str])
                       f"{roster.identifier!r})", f"give the student a {roster.column} in "
                       "Moodle and download the grading worksheet again, or set "
                       "moodle_identifier to a field every student has")
-    return f"{entry.student}__{Path(match['inner'] or match['file']).name}"
+    return f"{entry.student}__{_parts(match['inner'] or match['file'])[-1]}"
 
 
 @dataclass
@@ -200,7 +265,6 @@ def not_collected(download: Download, regexp: str) -> list[Skipped]:
     its ``FileNameCollectorPlugin`` decides: the suffix, then ``regexp`` matched (with at
     least one group) against the path it copies the file to, ``extracted/<zip name>/...``
     beside ``archive/``. It skips them with a log line nobody reads, so the TA is told."""
-    pattern = re.compile(regexp) if regexp else None
     extracted = download.folder.parent.parent / "extracted" / download.folder.name
     skipped = []
     for path in sorted(p for p in download.folder.rglob("*") if p.is_file()):
@@ -208,12 +272,60 @@ def not_collected(download: Download, regexp: str) -> list[Skipped]:
         if Path(name).suffix not in COLLECTED_SUFFIXES:
             skipped.append(Skipped(name, "not a notebook or JSON file (only "
                                    f"{' and '.join(COLLECTED_SUFFIXES)} files are collected)"))
-            continue
-        match = pattern.match(str(extracted / name)) if pattern else None
-        if not match or not match.groups():
+        elif _collected_as(regexp, extracted, name) is None:
             skipped.append(Skipped(name, "the name does not match lms_filename_regexp in "
                                    "cohorts.toml (by default <student id>__<file name>)"))
     return skipped
+
+
+def _collected_as(regexp: str, extracted: Path, name: str) -> tuple[str, str] | None:
+    """(student id, file name in submitted/) that ``zip_collect`` gives the file ``name`` of
+    a download unpacked for ``extracted``, as its ``FileNameCollectorPlugin`` and
+    ``_collect_files`` decide; None when it skips it (no match, or no group)."""
+    match = re.match(regexp, str(extracted / name)) if regexp else None
+    if not match or not match.groups():
+        return None
+    found = match.groupdict()
+    student, file_id = found.get("student_id"), found.get("file_id")
+    if not isinstance(student, str) or not isinstance(file_id, str):
+        return None  # zip_collect itself refuses such a pattern
+    return student, os.path.splitext(file_id)[0] + os.path.splitext(name)[1]
+
+
+def check_owners(downloads: list[tuple[Download, str]], extracted: Path, regexp: str) -> None:
+    """``ArchiveError`` unless every file ``zip_collect`` will take from ``downloads`` (each
+    with the folder name it gets) is the student's of its top-level entry, and no student
+    has one file twice (from two entries, or two downloads): nbgrader would file the one
+    under another student, or fail the whole collection ("Duplicate submission file")."""
+    seen: dict[tuple[str, str], tuple[Path, str]] = {}
+    for download, folder in downloads:
+        for path in sorted(p for p in download.folder.rglob("*") if p.is_file()):
+            name = path.relative_to(download.folder).as_posix()
+            if Path(name).suffix not in COLLECTED_SUFFIXES:
+                continue
+            owner = _collected_as(regexp, extracted / folder, name)
+            if owner is None:
+                continue
+            _check_entry(download.archive, regexp, extracted / folder, name, owner[0])
+            first = seen.setdefault(owner, (download.archive, name))
+            if first != (download.archive, name):
+                raise _refuse(download.archive, f"{first[0].name}'s {first[1]} and "
+                              f"{download.archive.name}'s {name} are both {owner[0]}'s "
+                              f"{owner[1]}, and nbgrader cannot tell which to collect",
+                              "ask the student which file to grade, remove the other (or "
+                              "give the downloads one at a time), and collect again")
+
+
+def _check_entry(archive: Path, regexp: str, extracted: Path, name: str, student: str) -> None:
+    """A file below a top-level entry named for one student is that student's: one whose own
+    name makes it another's is refused, naming both."""
+    top = name.split("/", 1)[0]
+    entry = _collected_as(regexp, extracted, top) if "/" in name else None
+    if entry is not None and entry[0] != student:
+        raise _refuse(archive, f"{name!r} lies in {top!r}, an entry of student {entry[0]}, "
+                      f"but is named for student {student}; it is filed under neither",
+                      "check with both students whose work it is, remove it from the "
+                      "download, and collect again")
 
 
 def skipped_lines(downloads: list[Download], regexp: str) -> list[str]:
@@ -223,6 +335,11 @@ def skipped_lines(downloads: list[Download], regexp: str) -> list[str]:
     for download in downloads:
         if download.moodle.renames:
             lines.append(download.moodle.line(download.archive))
+        if download.moodle.dropped:
+            lines.append(f"not collected from {download.archive.name}, "
+                         f"{len(download.moodle.dropped)} file(s): copies the Mac's archiver "
+                         f"adds (__MACOSX/, ._<file>), not unpacked: "
+                         f"{', '.join(download.moodle.dropped[:SHOWN])}")
         by_why: dict[str, list[str]] = {}
         for skipped in not_collected(download, regexp):
             by_why.setdefault(skipped.why, []).append(skipped.name)
@@ -378,6 +495,8 @@ def _unpack_one(archive: Path, staged: Path, limits: ArchiveLimits,
         for info in infos:
             _check_name(archive, info)  # the same zip as checked, but do not rely on it
             name = result.moodle.renames.get(info.filename, info.filename)
+            if not name:  # the Mac's copy inside a participant's folder: named, not unpacked
+                continue
             target = staged.joinpath(*re.split(r"[/\\]", name.rstrip("/")))
             if not target.resolve().is_relative_to(staged.resolve()):
                 raise _refuse(archive, f"{info.filename!r} would be written outside the folder",
@@ -408,11 +527,13 @@ def _new_dirs(path: Path) -> list[Path]:
 
 
 def unpack(archives: list[Path], archive_dir: Path, limits: ArchiveLimits,
-           moodle: MoodleDownload | None = None) -> list[Download]:
+           moodle: MoodleDownload | None = None, regexp: str = "") -> list[Download]:
     """Check and unpack every download, each into ``archive_dir/<its name without .zip>``
-    (replacing an earlier download of that name), all or none: a refusal removes every
-    temporary folder and every folder this call created, and raises ``ArchiveError``.
-    ``moodle``: how Moodle's own downloads are named (without it, one is refused)."""
+    (replacing every earlier download there: ``zip_collect`` collects all of
+    ``archive_dir``, so an earlier one would be collected again, or clash), all or none: a
+    refusal removes every temporary folder and every folder this call created, and raises
+    ``ArchiveError``. ``moodle``: how Moodle's own downloads are named (without it, one is
+    refused); ``regexp``: lms_filename_regexp, to check whose each file is (``check_owners``)."""
     moodle = moodle or MoodleDownload()
     names = [Path(archive).stem for archive in archives]
     twice = next((name for name in names if names.count(name) > 1), None)
@@ -443,6 +564,9 @@ def unpack(archives: list[Path], archive_dir: Path, limits: ArchiveLimits,
             except BaseException:
                 shutil.rmtree(staged, ignore_errors=True)
                 raise
+        if regexp:
+            check_owners(list(zip(done, names, strict=True)),
+                         archive_dir.parent / "extracted", regexp)
     except BaseException:
         for download in done:
             shutil.rmtree(download.folder, ignore_errors=True)
@@ -452,23 +576,25 @@ def unpack(archives: list[Path], archive_dir: Path, limits: ArchiveLimits,
             except OSError:
                 pass
         raise
-    for download, name in zip(done, names, strict=True):
-        try:
-            _install(download.folder, archive_dir / name)
-        except OSError as error:
+    try:
+        _install(done, names, archive_dir)
+    except OSError as error:
+        for download in done:
             shutil.rmtree(download.folder, ignore_errors=True)
-            raise ArchiveError(f"cannot move --zip {download.archive}'s files into "
-                               f"{archive_dir / name}: {error.strerror or error}") from None
-        download.folder = archive_dir / name
+        raise ArchiveError(f"cannot move the --zip downloads' files into {archive_dir}: "
+                           f"{error.strerror or error}") from None
     return done
 
 
-def _install(staged: Path, target: Path) -> None:
-    """Move the unpacked folder into place; an earlier one of that name goes only after."""
-    old = None
-    if target.exists():
-        old = Path(tempfile.mkdtemp(prefix=".replaced-", dir=staged.parent)) / "old"
-        target.rename(old)
-    staged.rename(target)
-    if old is not None:
-        shutil.rmtree(old.parent, ignore_errors=True)
+def _install(done: list[Download], names: list[str], archive_dir: Path) -> None:
+    """Move the unpacked folders into ``archive_dir``; what an earlier collect left there is
+    moved aside first and removed only after."""
+    old = Path(tempfile.mkdtemp(prefix=".replaced-", dir=archive_dir.parent))
+    try:
+        for entry in list(archive_dir.iterdir()):
+            entry.rename(old / entry.name)
+        for download, name in zip(done, names, strict=True):
+            download.folder.rename(archive_dir / name)
+            download.folder = archive_dir / name
+    finally:
+        shutil.rmtree(old, ignore_errors=True)

@@ -152,6 +152,8 @@ def _entries(course: Course, archive: Path, regexp: str,
             if info.is_dir() or os.path.splitext(info.filename)[1] not in VALID_EXT:
                 continue
             name = renames.get(info.filename, info.filename)
+            if not name:  # a Mac's copy, never unpacked
+                continue
             match = pattern.match(os.path.join(str(extracted), Path(archive).stem, name))
             student = match.groupdict().get("student_id") if match else None
             if student:

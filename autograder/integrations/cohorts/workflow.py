@@ -230,13 +230,80 @@ def _unpack_downloads(cohort: Cohort, archives: list[Path]) -> list[str]:
     archive_dir = cohort.root / "downloaded" / cohort.assignment / "archive"
     try:
         unpacked = lms_archives.unpack(archives, archive_dir, cohort.archive_limits,
-                                       cohort.moodle_download)
+                                       cohort.moodle_download, cohort.lms_filename_regexp)
     except lms_archives.ArchiveError as error:
         raise WorkflowError(str(error)) from None
     return [f"left out of {download.archive.name}, not unpacked (an archive inside an LMS "
             f"download never is; ask its student for the files themselves): "
             + ", ".join(download.left_out) for download in unpacked if download.left_out
             ] + lms_archives.skipped_lines(unpacked, cohort.lms_filename_regexp)
+
+
+def _zip_collect(cohort: Cohort, course: Course) -> None:
+    """``nbgrader zip_collect --force`` of the downloads just unpacked: each student's
+    submission it replaces is kept as a version first. When it fails, every student's
+    folder in submitted/ is put back as it was (from those versions) and the error is one
+    line: nbgrader's own last error, not its log."""
+    previous = _submissions(course)
+    versions.keep_all(course)
+    try:
+        nbgrader(cohort, "zip_collect", cohort.assignment, "--force",
+                 *lms_archives.NBGRADER_NO_EXTRACTION)
+    except WorkflowError as error:
+        _put_back(course, previous)
+        raise WorkflowError(
+            f"nbgrader zip_collect failed for {cohort.name}: {_last_error(str(error))}; "
+            f"nothing of the download(s) was collected ({cohort.root / SUBMITTED} is as it "
+            "was); fix that and collect again") from None
+    except BaseException:
+        _put_back(course, previous)
+        raise
+
+
+def _last_error(log: str) -> str:
+    """The line of an nbgrader log that says why it failed (its last ERROR line)."""
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    errors = [line for line in lines if "| ERROR]" in line or "| CRITICAL]" in line]
+    last = (errors or lines or ["no log"])[-1]
+    return last.split("] ", 1)[-1][:300] if last.startswith("[") else last[:300]
+
+
+def _put_back(course: Course, previous: dict[str, str]) -> None:
+    """Each student's submitted/ folder as it was (``previous``: hashes by student), from the
+    versions kept just before; a folder that was not there is removed."""
+    for student in set(course.students()) | set(previous):
+        folder = course.submitted(student)
+        digest = previous.get(student)
+        if digest is not None and folder.is_dir() and content_hash(folder) == digest:
+            continue
+        kept = versions.find(course, student, digest) if digest else None
+        if digest is not None and (kept is None or not kept.files.is_dir()):
+            continue  # nothing to put back from: left as nbgrader left it
+        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            if kept is not None:
+                shutil.copytree(kept.files, folder, symlinks=True)
+            else:
+                _remove_if_empty(folder.parent)
+        except OSError:
+            continue  # the version stays in versions/, where collect found it
+
+
+def _remove_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
+
+
+def _discard_downloads(cohort: Cohort) -> None:
+    """A download that failed leaves nothing behind in downloaded/ (its unpacked files,
+    nbgrader's extracted copy, and the folders once empty)."""
+    downloaded = cohort.root / "downloaded"
+    for step in ("archive", "extracted"):
+        shutil.rmtree(downloaded / cohort.assignment / step, ignore_errors=True)
+    _remove_if_empty(downloaded / cohort.assignment)
+    _remove_if_empty(downloaded)
 
 
 def _inbound(cohort: Cohort) -> Path:
@@ -271,7 +338,11 @@ def collect(cohort: Cohort, archives: list[Path] | None = None,
     LMS received the downloads, as the TA gives it).
 
     Refuses (``WorkflowError``) a cohort never released, a missing exchange, a zip that
-    is not one and one past the cohort's archive limits (``archives``); raises ``NothingToCollect`` when no submission exists anywhere."""
+    is not one, one past the cohort's archive limits and one whose files' owners are in
+    doubt (``archives``), before anything is collected; raises ``NothingToCollect`` when no
+    submission exists anywhere. A download of a student collected before replaces their
+    submission, which is kept as a version first; a download that fails leaves nothing in
+    downloaded/ and submitted/ as it was."""
     from autograder.integrations.cohorts import arrival
 
     archives = list(archives or [])
@@ -283,23 +354,29 @@ def collect(cohort: Cohort, archives: list[Path] | None = None,
     inbound = _inbound(cohort)
     course = Course(cohort.root, cohort.assignment)
     known = _known_receipts(course)
-    before = _submissions(course)
-    versions.keep_all(course)  # before nbgrader replaces any of them (never deleted)
-    steps = []
-    if inbound.is_dir() and any(inbound.iterdir()):
-        nbgrader(cohort, "collect", cohort.assignment, "--update")
-        steps.append(f"collected from the exchange ({inbound})")
-    else:
-        steps.append(f"nothing in the exchange ({inbound} is empty)")
-    found = arrival.from_exchange(course, inbound, known)  # before zip_collect writes
-    if archives:
-        left_out = _unpack_downloads(cohort, archives)
-        nbgrader(cohort, "zip_collect", cohort.assignment, "--force",
-                 *lms_archives.NBGRADER_NO_EXTRACTION)
-        steps.append(f"collected {len(archives)} LMS download(s)")
-        steps += left_out
-        found.update(arrival.from_downloads(course, archives, cohort.lms_filename_regexp,
-                                            received, cohort.moodle_download))
+    # Unpacked (and refused) before anything is collected; only this call's downloads are
+    # in downloaded/ then, and a failure from here on removes them again.
+    left_out = _unpack_downloads(cohort, archives) if archives else []
+    try:
+        before = _submissions(course)
+        versions.keep_all(course)  # before nbgrader replaces any of them (never deleted)
+        steps = []
+        if inbound.is_dir() and any(inbound.iterdir()):
+            nbgrader(cohort, "collect", cohort.assignment, "--update")
+            steps.append(f"collected from the exchange ({inbound})")
+        else:
+            steps.append(f"nothing in the exchange ({inbound} is empty)")
+        found = arrival.from_exchange(course, inbound, known)  # before zip_collect writes
+        if archives:
+            _zip_collect(cohort, course)
+            steps.append(f"collected {len(archives)} LMS download(s)")
+            steps += left_out
+            found.update(arrival.from_downloads(course, archives, cohort.lms_filename_regexp,
+                                                received, cohort.moodle_download))
+    except BaseException:
+        if archives:
+            _discard_downloads(cohort)
+        raise
     after = _submissions(course)
     if not after:
         where = (f"no submissions in {inbound}"
