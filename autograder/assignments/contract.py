@@ -72,7 +72,7 @@ def _member_problems(plugin: object, protocol: type, attributes: dict[str, type]
             yield name, f"is missing: add the attribute `{name}` (a {kind.__name__})"
             continue
         if isinstance(static, property):
-            continue  # computed when the engine reads it (H2's max_bytes imports its loader)
+            continue  # computed when the engine reads it (it may import what it needs then)
         if callable(static) or not isinstance(static, kind) or isinstance(static, bool):
             yield name, (f"must be a {kind.__name__} value the engine reads, not "
                          f"{type(static).__name__}: set `{name} = ...` on the plugin")
