@@ -24,6 +24,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from autograder.assignments.contract import DOCS, check_evidence_plugin
+from autograder.assignments.plugins import EvidencePlugin
 from autograder.batch.course import Course
 from autograder.spec import REPO, SPEC_FILE, AssignmentSpec, SpecError, load_spec
 
@@ -137,15 +139,17 @@ class Assignment:
                             f"{self.root} nor importable ({error})") from None
 
     @cached_property
-    def evidence(self) -> Any:
-        """The evidence plugin (``autograder.assignments.plugins.EvidencePlugin``), or None
-        for an assignment without an evidence file."""
+    def evidence(self) -> EvidencePlugin[Any, Any] | None:
+        """The evidence plugin, checked against ``EvidencePlugin`` (``contract``) whenever the
+        hooks provide one; None for an assignment without an evidence part."""
+        plugin = self.hook("evidence")
+        if plugin is not None:
+            plugin = check_evidence_plugin(plugin, self.name)
         if self.spec.evidence_part is None:
             return None
-        plugin = self.hook("evidence")
         if plugin is None:
             raise SpecError(f"assignment {self.name!r} has an evidence part but its hooks.py "
-                            "defines no `evidence` plugin")
+                            f"defines no `evidence` plugin; see {DOCS}")
         return plugin
 
     @property

@@ -74,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {refused}", file=sys.stderr)
         return 2
     plugin = assignment.evidence
-    reports = [plugin.verify(path, student_id=args.student_id, cohort=args.cohort)
+    assert plugin is not None  # assignment_and_files refuses an assignment without one
+    # A Path, as the contract says (EvidencePlugin.verify), never the command line's str.
+    reports = [plugin.verify(Path(path), student_id=args.student_id, cohort=args.cohort)
                for path in files]
     if args.json:
         payload = [plugin.plain(report) for report in reports]

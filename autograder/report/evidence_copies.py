@@ -9,27 +9,21 @@ What the inputs are is the assignment's to say, through its evidence plugin
 (``autograder.assignments.plugins``): it reads a submitted file as data (``read``, the
 grader's safe loader), ``stated_inputs(data)`` gives the ``StatedInputs`` of that data (None
 when it states none), and ``expected_inputs(student, cohort)`` what a file of that student
-must state. A plugin without the last two has no per-student inputs: no file is compared.
+must state (``PerStudentInputs``, optional, checked when the bundle loads). A plugin without
+them has no per-student inputs: no file is compared.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder.assignments.plugins import PerStudentInputs, StatedInputs
+
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
-
-
-@dataclass(frozen=True)
-class StatedInputs:
-    """The per-student inputs one evidence file states, and whom it says it is for."""
-
-    inputs: Mapping[Hashable, object]  # input -> value, as the plugin names them
-    student_id: str = ""  # the id written in the file
-    cohort: str | None = None  # the cohort written in the file, if any
 
 
 @dataclass(frozen=True)
@@ -43,9 +37,7 @@ class CopiedEvidence:
 
 def compares_inputs(assignment: Assignment) -> bool:
     """Whether ``assignment``'s evidence files carry per-student inputs to compare."""
-    plugin = assignment.evidence
-    return (plugin is not None and callable(getattr(plugin, "stated_inputs", None))
-            and callable(getattr(plugin, "expected_inputs", None)))
+    return isinstance(assignment.evidence, PerStudentInputs)  # checked when it loaded
 
 
 def _matches(stated: Mapping, expected: Mapping) -> bool:

@@ -1,0 +1,90 @@
+"""The docs' example evidence plugin (``tests/bundles/averages``) through the commands, as an
+instructor's own bundle: ``autograde --assignments tests/bundles`` scores the evidence part
+(the section kept when the student's ``mean`` computes the file's number, lost when it does
+not) and leaves the limitation to a person, whose text ``review list`` shows;
+``verify-evidence`` describes a file and exits with the plugin's code."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.batch.course import RESULTS_JSON
+from autograder.spec import REPO
+from tests.bundles import averages_students
+from tests.bundles.students import BUNDLES
+
+pytestmark = pytest.mark.slow
+
+NAME = averages_students.NAME
+QUICK = ("--jobs", "2", "--no-progress", "--cell-timeout", "10", "--call-timeout", "5")
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=900, check=False)
+
+
+def succeeded(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 0, (done.args, done.stdout[-3000:], done.stderr[-3000:])
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("averages-course")
+    averages_students.write_submission(root / "submitted" / "a-correct" / NAME)
+    averages_students.write_submission(root / "submitted" / "a-forged" / NAME, forged=True)
+    averages_students.write_submission(root / "submitted" / "a-blank" / NAME,
+                                       limitation=averages_students.PLACEHOLDER)
+    succeeded(cli("autograde", NAME, "--assignments", str(BUNDLES), "--root", str(root),
+                  *QUICK))
+    return root
+
+
+def parts(root: Path, student: str) -> dict[str, dict]:
+    data = json.loads((root / "autograded" / student / NAME / RESULTS_JSON)
+                      .read_text(encoding="utf-8"))
+    return {part["part"]: part for part in data["extra_data"]["parts"]}
+
+
+def test_the_evidence_part_is_scored_from_the_student_s_own_function(graded):
+    correct, forged = parts(graded, "a-correct"), parts(graded, "a-forged")
+    assert {name: part["points"] for name, part in correct.items()} == \
+        {"mean": 4, "evidence": 2, "limitation": 1}
+    assert correct["limitation"]["needs_review"] and not correct["evidence"]["needs_review"]
+    assert forged["mean"]["points"] < 4 and forged["evidence"]["points"] == 0
+    (message,) = forged["evidence"]["messages"]
+    assert message["code"] == "not_reproduced" and message["pointer"] == "/mean_example/mean"
+
+
+def test_a_placeholder_limitation_scores_nothing_and_is_not_for_review(graded):
+    blank = parts(graded, "a-blank")
+    assert blank["limitation"]["points"] == 0 and not blank["limitation"]["needs_review"]
+    assert blank["limitation"]["messages"][0]["code"] == "no_limitation"
+
+
+def test_review_list_shows_the_limitation_text_from_the_evidence_file(graded):
+    out = succeeded(cli("review", "list", "--assignment", NAME, "--assignments", str(BUNDLES),
+                        "--root", str(graded)))
+    assert "a-correct: " in out and "a-blank" not in out
+    assert "  limitation: 1/2 provisional" in out
+    assert f"    text: {averages_students.LIMITATION}" in out
+
+
+def test_verify_evidence_describes_the_file_with_the_plugin_s_exit_code(graded, tmp_path):
+    good = graded / "submitted" / "a-correct" / NAME / "averages_evidence.json"
+    done = cli("verify-evidence", NAME, str(good), "--assignments", str(BUNDLES))
+    assert done.returncode == 0 and "averages_evidence.json: ok" in done.stdout, done.stderr
+    wrong = tmp_path / "averages_evidence.json"
+    wrong.write_text(json.dumps({"mean_example": {"values": [1, 2], "mean": 2}}))
+    done = cli("verify-evidence", NAME, str(wrong), "--assignments", str(BUNDLES), "--json")
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout)["status"] == "invalid"  # one file: an object
+    done = cli("verify-evidence", NAME, str(tmp_path / "none.json"), "--assignments",
+               str(BUNDLES))
+    assert done.returncode == 2 and "missing" in done.stdout
