@@ -58,7 +58,7 @@ def available(folders: Iterable[Path | str] = ()) -> list[Found]:
 
 
 def load_assignment(name: str, folders: Iterable[Path | str] = ()) -> Assignment:
-    """The assignment called ``name``, its evidence plugin checked (``contract``);
+    """The assignment called ``name`` (its evidence plugin is checked on first use);
     ``UnknownAssignment`` (one line) if there is none, ``SpecError`` for a broken bundle."""
     return _load(name, tuple(search_folders(folders)))
 
@@ -68,9 +68,10 @@ def _load(name: str, folders: tuple[Path, ...]) -> Assignment:
     for item in reversed(available(folders)):
         if item.name == name:
             package = f"{PACKAGED_IMPORT}.{name}" if item.origin == "package" else None
-            assignment = open_bundle(item.root, origin=item.origin, package=package)
-            assignment.evidence  # noqa: B018  (its plugin checked now: a bad one is one line)
-            return assignment
+            # The evidence plugin is checked when first used (``Assignment.evidence``), not
+            # here: loading a bundle must not import its hooks (NumPy...) before a command
+            # launches the sandbox (tests/autograde/test_early_sandbox.py).
+            return open_bundle(item.root, origin=item.origin, package=package)
     names = ", ".join(item.name for item in available(folders)) or "none"
     raise UnknownAssignment(f"no assignment called {name!r}: the assignments here are {names} "
                             f"(add a folder of bundles with --assignments DIR)")

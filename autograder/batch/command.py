@@ -58,6 +58,7 @@ from autograder.batch.root_settings import RootSettingsError, remember
 from autograder.batch.workdir import current_folder_problem
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.zygote import discard
+from autograder.spec import SpecError
 
 if TYPE_CHECKING:
     from autograder.batch.engine import BatchSummary
@@ -467,6 +468,7 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
     from autograder.sandbox.uids import UidLeaseError
 
     try:
+        assignment.evidence  # noqa: B018  (its plugin checked now, a bad one in one line)
         students = students_to_grade(course, assignment, args.student)
         check_extensions(course, dict(args.extension))
         settings, changes = remember(
@@ -482,7 +484,7 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
         summary = grade_course(course, students, options, sandbox, assignment=assignment)
         published = _publish(course, assignment)
     except (UsageError, IsolationError, UidLeaseError, GradebookError, ClusterError,
-            RootSettingsError, RootBusy) as error:
+            RootSettingsError, RootBusy, SpecError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     finally:
