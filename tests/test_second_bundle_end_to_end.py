@@ -23,6 +23,7 @@ from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON
 from autograder.integrations.gradescope.results import SUBMISSION_ENTRY
 from autograder.spec import REPO
 from tests.bundles import students
+from tests.support.gradescope_tree import unpack_like_gradescope
 from tests.support.h2 import H2
 
 pytestmark = pytest.mark.slow
@@ -227,17 +228,6 @@ def test_the_lms_files_carry_the_second_bundles_points(course, second, h2_graded
 
 
 # ------------------------------------------------------------------ Gradescope
-
-
-def unpack_like_gradescope(zip_path: Path, root: Path) -> Path:
-    """/autograder/source = the zip (with its permissions); run_autograder copied up."""
-    source = root / "source"
-    with zipfile.ZipFile(zip_path) as archive:
-        for info in archive.infolist():
-            target = Path(archive.extract(info, source))
-            target.chmod((info.external_attr >> 16) & 0o777 or 0o644)
-    shutil.copy2(source / "run_autograder", root / "run_autograder")
-    return root
 
 
 def run_in_tree(root: Path, student: str, *, buggy: bool) -> dict:

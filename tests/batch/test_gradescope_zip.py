@@ -11,7 +11,6 @@ documented fields.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import stat
@@ -29,6 +28,7 @@ from autograder.bundles.h2_attention.samples import solved_notebook, write_evide
 from autograder.integrations.gradescope import build, results, scripts
 from autograder.results.safe_text import INPUTS_HIDDEN, MAX_FRACTIONS
 from autograder.spec import REPO
+from tests.support.gradescope_tree import run_upload, unpack_like_gradescope
 from tests.support.h2 import SPEC
 
 TOP_LEVEL = {"setup.sh", "run_autograder", scripts.REQUIREMENTS_TXT, scripts.CONFIG_JSON}
@@ -152,18 +152,6 @@ def test_build_says_it_replaced_an_earlier_zip_and_counts_the_roster_in_english(
 # ------------------------------------------------------------------ in Gradescope's tree
 
 
-def unpack_like_gradescope(zip_path: Path, root: Path) -> Path:
-    """/autograder/source = the zip, extracted with its permissions (as unzip does);
-    run_autograder copied to /autograder, as Gradescope's image build does."""
-    source = root / "source"
-    with zipfile.ZipFile(zip_path) as archive:
-        for info in archive.infolist():
-            target = Path(archive.extract(info, source))
-            target.chmod((info.external_attr >> 16) & 0o777 or 0o644)
-    shutil.copy2(source / "run_autograder", root / "run_autograder")
-    return root
-
-
 def leaky_submission(folder: Path, student: str) -> None:
     """A correct notebook whose stable_softmax then quotes its inputs in an error."""
     notebook = solved_notebook(student)
@@ -188,18 +176,8 @@ def correct_submission(folder: Path, student: str) -> None:
 def run_in_tree(root: Path, student: str, make_submission) -> dict:
     for stale in ("submission", "results"):
         shutil.rmtree(root / stale, ignore_errors=True)
-    (root / "results").mkdir()
     make_submission(root / "submission", student)
-    (root / "submission_metadata.json").write_text(json.dumps(
-        {"id": 1, "users": [{"sid": student, "email": f"{student}@example.org"}],
-         "assignment": {"title": SPEC.name}}))
-    # This machine's environment (python3 is the venv's), none of this checkout's code.
-    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin:/bin",
-           "HOME": str(root), "LANG": "C.UTF-8"}
-    done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-    return json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    return run_upload(root, student, SPEC.name)
 
 
 def check_gradescope_fields(data: dict) -> None:

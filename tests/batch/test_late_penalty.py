@@ -16,27 +16,21 @@ import pytest
 from autograder.batch.course import RESULTS_JSON, Course
 from autograder.bundles.h2_attention.samples import DEMO_DUE, LATE_BY, VARIANTS, build_submission
 from autograder.results.result import load
-from autograder.spec import REPO
+from tests.support.commands import autograde_ok, grades_rows
 from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
 
 DUE = f"{DEMO_DUE:%Y-%m-%d %H:%M} UTC"
 EXTENDED = f"{DEMO_DUE + timedelta(days=3):%Y-%m-%d %H:%M} UTC"
-FAST = ["--no-progress", "--jobs", "2", "--cell-timeout", "10", "--call-timeout", "5"]
 
 
 def _autograde(root: Path, *args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "autograder", "autograde", SPEC.name, "--root",
-                           str(root), *FAST, *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=600, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
+    return autograde_ok(root, SPEC.name, *args)
 
 
 def _rows(course: Course) -> dict[str, dict[str, str]]:
-    with course.grades_csv().open(encoding="utf-8") as handle:
-        return {row["student"]: row for row in csv.DictReader(handle)}
+    return grades_rows(course.grades_csv())
 
 
 def _export(root: Path) -> dict[str, tuple[float, float]]:

@@ -5,10 +5,7 @@ which version counted. Student ``a`` was weaker on time (78) than late after the
 
 from __future__ import annotations
 
-import csv
 import shutil
-import subprocess
-import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -18,28 +15,22 @@ from autograder.batch import versions
 from autograder.batch.course import RESULTS_JSON, Course
 from autograder.bundles.h2_attention.samples import DEMO_DUE, VARIANTS, build_submission
 from autograder.results.result import load
-from autograder.spec import REPO
+from tests.support.commands import autograde_ok, grades_rows
 from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
 
 DUE = f"{DEMO_DUE:%Y-%m-%d %H:%M} UTC"
-FAST = ["--no-progress", "--jobs", "2", "--cell-timeout", "10", "--call-timeout", "5"]
 BY_NAME = {variant.name: variant for variant in VARIANTS}
 ON_TIME = DEMO_DUE - timedelta(hours=2)
 
 
 def _autograde(root: Path, *args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "autograder", "autograde", SPEC.name, "--root",
-                           str(root), *FAST, *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=900, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout
+    return autograde_ok(root, SPEC.name, *args)
 
 
 def _rows(course: Course) -> dict[str, dict[str, str]]:
-    with course.grades_csv().open(encoding="utf-8") as handle:
-        return {row["student"]: row for row in csv.DictReader(handle)}
+    return grades_rows(course.grades_csv())
 
 
 def _resubmit_late(root: Path, course: Course, student: str) -> None:

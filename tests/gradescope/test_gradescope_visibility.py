@@ -15,8 +15,6 @@ run takes seconds), on this machine's installed dependencies.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -31,6 +29,7 @@ from autograder.integrations.gradescope.results import gradescope_results
 from autograder.results import result as record
 from autograder.spec import SpecError
 from tests.bundles import students
+from tests.support.gradescope_tree import run_upload, unpack_like_gradescope
 
 PARTS = set(students.assignment().part_points)
 VALUES = ("after_due_date", "after_published", "hidden", "visible")
@@ -64,23 +63,9 @@ def run_like_gradescope(zip_path: Path, root: Path,
                         make_submission: Callable[[Path], None]) -> dict:
     """Unpack ``zip_path`` as /autograder/source, upload one submission, run the tree's
     run_autograder (Gradescope's copy at the top) and return its results.json."""
-    source = root / "source"
-    with zipfile.ZipFile(zip_path) as archive:
-        for info in archive.infolist():
-            target = Path(archive.extract(info, source))
-            target.chmod((info.external_attr >> 16) & 0o777 or 0o644)
-    shutil.copy2(source / "run_autograder", root / "run_autograder")
-    (root / "results").mkdir()
+    unpack_like_gradescope(zip_path, root)
     make_submission(root / "submission")
-    (root / "submission_metadata.json").write_text(json.dumps(
-        {"id": 1, "users": [{"sid": "s501", "email": "s501@example.org"}],
-         "assignment": {"title": students.NAME}}), encoding="utf-8")
-    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin:/bin",
-           "HOME": str(root), "LANG": "C.UTF-8"}
-    done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-    return json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    return run_upload(root, "s501", students.NAME)
 
 
 def buggy(folder: Path) -> None:

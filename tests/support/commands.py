@@ -12,3 +12,29 @@ def run_ok(command: list[str], cwd: Path, env: dict[str, str], timeout: float) -
                           timeout=timeout, check=False)
     assert done.returncode == 0, f"{' '.join(map(str, command))} failed:\n{(done.stdout + done.stderr)[-4000:]}"
     return done.stdout
+
+
+FAST = ["--no-progress", "--jobs", "2", "--cell-timeout", "10", "--call-timeout", "5"]
+"""autograde's options for a test's small root: both cores, short limits, no progress bar."""
+
+
+def autograde_ok(root: Path, assignment: str, *args: str, timeout: float = 900) -> str:
+    """``autograde`` of ``root`` (``FAST``, from the repository); its stdout, or a failure
+    with the end of its stderr."""
+    import sys
+
+    from autograder.spec import REPO
+
+    done = subprocess.run([sys.executable, "-m", "autograder", "autograde", assignment,
+                           "--root", str(root), *FAST, *args], cwd=REPO, capture_output=True,
+                          text=True, timeout=timeout, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def grades_rows(path: Path) -> dict[str, dict[str, str]]:
+    """grades.csv's rows by student."""
+    import csv
+
+    with path.open(encoding="utf-8") as handle:
+        return {row["student"]: row for row in csv.DictReader(handle)}
