@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from tqdm import tqdm
 
 from autograder.assignments import Assignment, load_assignment
-from autograder.batch import counted, lateness, version_rule, versions
+from autograder.batch import counted, interrupts, lateness, version_rule, versions
 from autograder.batch.cluster.executor import grade_on_cluster
 from autograder.batch.course import RESULTS_JSON, Course
 from autograder.batch.isolation_probe import probe_isolation
@@ -105,7 +105,8 @@ def _start_session(channels: list, slots: multiprocessing.Queue, options: BatchO
     global _SESSION
     from autograder.grading.session import GradingSession
 
-    signal.signal(signal.SIGINT, _quiet_interrupt)
+    if not interrupts.ignored():  # a coordinator started deaf to Ctrl-C: so are we
+        signal.signal(signal.SIGINT, _quiet_interrupt)
     from autograder.sandbox.uids import UidLease
 
     _SESSION = GradingSession(zygote=channels[slots.get()], lease=UidLease.acquire(),
@@ -245,6 +246,7 @@ def _run_pool(
                     on_started()
                     started = True
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
+                interrupts.raise_if_interrupted()
                 for future in done:
                     job = running.pop(future)
                     try:
@@ -339,25 +341,28 @@ def _grade_course(
         bar.update()
 
     try:
-        if options.cluster is not None:  # Dask (autograder.batch.cluster), imported only then
-            require_consistent_spec(assignment)  # here, as the local pool does after its warm-up
-            grade_on_cluster(course, assignment, [j.student for j in todo if j.version is None],
-                             options, lambda result: on_result(Job(result.student), result),
-                             after_fork)
-        # Kept versions (a version_rule's) are graded here, on a cluster run too.
-        queue: list[Job] = [j for j in todo if options.cluster is None or j.version is not None]
-        suspects: list[Job] = []
-        while queue:  # a crash hands back the rest of the queue, and who was in flight
-            launched, sandbox = sandbox, None  # the first pool takes it
-            lost, queue = _run_pool(course, assignment, queue, options, on_result, after_fork,
-                                    launched)
-            suspects += lost
-        for job in suspects:  # each alone, once more: a crash now is that submission's
-            lost, _ = _run_pool(course, assignment, [job], replace(options, jobs=1), on_result)
-            for crashed in lost:
-                on_result(crashed, error_result(crashed.student, assignment, RuntimeError(
-                    "the grading process was killed twice while grading this submission "
-                    "(out of memory?)")))
+        with interrupts.watched():
+            if options.cluster is not None:  # Dask (autograder.batch.cluster), imported only then
+                require_consistent_spec(assignment)  # here, as the local pool does after its warm-up
+                grade_on_cluster(course, assignment, [j.student for j in todo if j.version is None],
+                                 options, lambda result: on_result(Job(result.student), result),
+                                 after_fork)
+            # Kept versions (a version_rule's) are graded here, on a cluster run too.
+            queue: list[Job] = [j for j in todo if options.cluster is None or j.version is not None]
+            suspects: list[Job] = []
+            while queue:  # a crash hands back the rest of the queue, and who was in flight
+                launched, sandbox = sandbox, None  # the first pool takes it
+                lost, queue = _run_pool(course, assignment, queue, options, on_result, after_fork,
+                                        launched)
+                suspects += lost
+                interrupts.raise_if_interrupted()  # the pool died of Ctrl-C: not regraded
+            for job in suspects:  # each alone, once more: a crash now is that submission's
+                interrupts.raise_if_interrupted()
+                lost, _ = _run_pool(course, assignment, [job], replace(options, jobs=1), on_result)
+                for crashed in lost:
+                    on_result(crashed, error_result(crashed.student, assignment, RuntimeError(
+                        "the grading process was killed twice while grading this submission "
+                        "(out of memory?)")))
     finally:
         bar.close()
     # Which version counts (autograder.batch.version_rule): its result is the student's.

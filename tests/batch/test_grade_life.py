@@ -23,6 +23,7 @@ from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON
 from autograder.batch.lateness import NOT_JUDGED
 from autograder.bundles.h2_attention.samples import VARIANTS, build_submission, on_time
 from autograder.spec import REPO
+from tests.support.commands import interruptible
 from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
@@ -114,8 +115,8 @@ def test_ctrl_c_is_one_true_line_without_a_traceback(slow_root, force, after):
     shutil.rmtree(slow_root / "autograded", ignore_errors=True)
     command = [sys.executable, "-m", "autograder", "autograde", ASSIGNMENT, "--root",
                str(slow_root), *FAST, *(["--force"] if force else [])]
-    grader = subprocess.Popen(command, cwd=REPO, start_new_session=True, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    grader = interruptible(command, cwd=REPO, start_new_session=True, text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     saved: list[Path] = []
     while len(saved) < after and time.monotonic() < deadline:
@@ -124,7 +125,25 @@ def test_ctrl_c_is_one_true_line_without_a_traceback(slow_root, force, after):
     assert len(saved) >= after and grader.poll() is None, "the interrupt should land mid-batch"
     os.killpg(grader.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole group
     _, stderr = grader.communicate(timeout=60)
-    assert grader.returncode == 130
+    assert grader.returncode == 130, stderr
     again = ("run it again without --force to resume (with --force it starts over)" if force
              else "run the same command again to resume")
     assert stderr.strip() == INTERRUPTED + again, stderr
+
+
+def test_a_run_started_deaf_to_ctrl_c_grades_on_and_loses_nobody(slow_root):
+    """A background job of a shell ignores SIGINT: so do its grading processes, and nobody
+    is graded twice or charged for a dead process."""
+    shutil.rmtree(slow_root / "autograded", ignore_errors=True)
+    command = [sys.executable, "-m", "autograder", "autograde", ASSIGNMENT, "--root",
+               str(slow_root), *FAST]
+    grader = interruptible(command, deaf=True, cwd=REPO, start_new_session=True, text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while (len(list(slow_root.glob(f"autograded/*/{ASSIGNMENT}/{RESULTS_JSON}"))) < 5
+           and time.monotonic() < deadline):
+        time.sleep(0.05)
+    os.killpg(grader.pid, signal.SIGINT)
+    out, err = grader.communicate(timeout=120)
+    assert grader.returncode == 0, err
+    assert "8 submissions: 8 graded, 0 ungradable, 0 grader errors" in out, out

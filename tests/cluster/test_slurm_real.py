@@ -25,6 +25,7 @@ from autograder.batch.command import interrupted_line
 from autograder.batch.course import Course
 from autograder.batch.engine import BatchOptions
 from tests.support import slurm_cluster
+from tests.support.commands import interruptible
 from tests.support.dask_cluster import FAST_LIMITS, make_course, saved
 from tests.support.h2 import SPEC
 from tests.support.slurm_cluster import SlurmCluster
@@ -259,7 +260,7 @@ def test_a_pending_job_is_named_with_slurms_reason_and_given_up_on(fresh_slurm, 
 def test_ctrl_c_cancels_the_jobs_and_exits_130(fresh_slurm, cohort, tmp_path):
     root = copy_of(cohort, tmp_path / "course")
     config = cluster_table(tmp_path, jobs=2)
-    batch = subprocess.Popen(
+    batch = interruptible(
         autograde_command(root, "--cluster", "slurm", "--config", str(config)),
         cwd=tmp_path, env=fresh_slurm.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)

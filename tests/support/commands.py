@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 from pathlib import Path
+from typing import Any
 
 
 def run_ok(command: list[str], cwd: Path, env: dict[str, str], timeout: float) -> str:
@@ -38,3 +40,12 @@ def grades_rows(path: Path) -> dict[str, dict[str, str]]:
 
     with path.open(encoding="utf-8") as handle:
         return {row["student"]: row for row in csv.DictReader(handle)}
+
+
+def interruptible(command: list[str], *, deaf: bool = False, **popen: Any) -> subprocess.Popen:
+    """``command`` started as Ctrl-C tests need it: hearing SIGINT, whatever the test runner
+    was started with (a runner started in the background of a shell ignores SIGINT, and a
+    child inherits that), or ignoring it (``deaf``), as such a background job's would."""
+    wanted = signal.SIG_IGN if deaf else signal.SIG_DFL
+    return subprocess.Popen(command, preexec_fn=lambda: signal.signal(signal.SIGINT, wanted),
+                            **popen)

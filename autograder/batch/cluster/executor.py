@@ -33,6 +33,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from autograder.batch import interrupts
 from autograder.batch.cluster.choice import DASK_LOCAL, SCHEDULER, ClusterChoice, ClusterError
 from autograder.batch.cluster.transfer import pack
 from autograder.batch.course import Course
@@ -281,6 +282,7 @@ def grade_on_cluster(
         try:
             submit_more()
             while not completed.is_empty():
+                interrupts.raise_if_interrupted()  # even one a finalizer swallowed
                 if not completed.has_ready():
                     if time.monotonic() - counted > WORKERS_EVERY:
                         workers, counted = len(client.nthreads()), time.monotonic()
