@@ -173,7 +173,7 @@ def settle(
     if own.error is not None:
         if own.error.is_a("NotImplementedError"):
             raise CheckFailure(f"{failure.message} It needs your `{own.raised_by}`, which is not "
-                               "implemented yet.", failure.diagnosis, failure.student_error) from None
+                               "implemented yet.", failure.diagnoses, failure.student_error) from None
         if failure.student_error is None:  # it did not raise: a block's error is not the cause
             raise failure
         if own.error.kind is ErrorKind.RAISED and own.again_error is not None and (
@@ -183,7 +183,7 @@ def settle(
             raise carried(failure, [*own.wrong, own.raised_by], part, raised=True) from None
         stop = "" if failure.message.rstrip().endswith((".", "!", "?")) else "."
         raise CheckFailure(f"{failure.message.rstrip()}{stop} The cause is in your `{own.raised_by}`: "
-                           f"{_what_it_did(own.error, own.raised_by)}.", failure.diagnosis,
+                           f"{_what_it_did(own.error, own.raised_by)}.", failure.diagnoses,
                            failure.student_error) from None
     if (own.value is not None and own.wrong and own.again_error is None
             and own.again is not None and agrees(own.again, own.value)
