@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.assignments import load_assignment
 from autograder.batch.course import RESULTS_JSON
 from autograder.spec import REPO
 from tests.bundles import averages_students
@@ -60,6 +61,16 @@ def test_the_evidence_part_is_scored_from_the_student_s_own_function(graded):
     assert forged["mean"]["points"] < 4 and forged["evidence"]["points"] == 0
     (message,) = forged["evidence"]["messages"]
     assert message["code"] == "not_reproduced" and message["pointer"] == "/mean_example/mean"
+
+
+def test_the_hooks_misconception_explains_the_bug_first(graded):
+    """hooks.py's ``misconceptions`` words the code the check diagnosed (``diagnoses=``)."""
+    forged, correct = parts(graded, "a-forged")["mean"], parts(graded, "a-correct")["mean"]
+    assert forged["diagnoses"] == ["divides_by_n_minus_1"] and correct["diagnoses"] == []
+    explained = load_assignment(NAME, [BUNDLES]).misconceptions["divides_by_n_minus_1"]
+    assert forged["explanations"] == [explained]
+    page = (graded / "autograded" / "a-forged" / NAME / "feedback.html").read_text(encoding="utf-8")
+    assert "one less than the number of values" in page
 
 
 def test_a_placeholder_limitation_scores_nothing_and_is_not_for_review(graded):
