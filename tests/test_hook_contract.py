@@ -14,12 +14,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 
 from autograder.assignments import hook_modules, load_assignment
 from autograder.assignments.hook_modules import AUTHORING, DECLARATIONS, HOOKS, SAMPLES
 from autograder.assignments.plugins import EvidencePlugin
-from autograder.authoring.sync import locked_cell_sources
+from autograder.authoring.sync import drift, locked_cell_sources
 from autograder.spec import REPO, SpecError
 from tests.bundles import students
 from tests.support.cli import one_line_error
@@ -67,6 +68,12 @@ def test_h2_s_modules_keep_their_declarations():
 def test_the_test_bundles_keep_them():
     averages = load_assignment("averages", [BUNDLES])
     assert averages.evidence is not None and averages.misconceptions
+    notebook = nbformat.read(averages.grader_release_notebook, as_version=4)
+    assert not [line for line in drift(notebook, averages) if "save_evidence" in line]
+    assert locked_cell_sources(averages) == {"save_evidence": next(
+        cell.source + "\n" for cell in notebook.cells
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "save_evidence")}
+    assert callable(hook_modules.load(averages, SAMPLES).get("build_sample_cohort"))
     vectors = students.assignment()
     assert vectors.hooks.module is None and vectors.misconceptions == {}
     assert locked_cell_sources(vectors) == {}
