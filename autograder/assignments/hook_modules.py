@@ -106,7 +106,7 @@ DECLARATIONS = (HOOKS, AUTHORING, SAMPLES)
 
 def bundle_has(root: Path, name: str) -> bool:
     """Whether the bundle in ``root`` has the module ``name`` (a file or a package)."""
-    return (root / f"{name}.py").is_file() or (root / name).is_dir()
+    return (root / f"{name}.py").is_file() or (root / name / "__init__.py").is_file()
 
 
 class HookModule:
@@ -155,7 +155,10 @@ class HookModule:
     def call(self, name: str, *args: object) -> Any:
         """Call the function member ``name`` (which the module defines) as the engine does,
         and check what it returns against its declared return type."""
-        result = self.get(name)(*args)
+        function = self.get(name)
+        if function is None:
+            self._refuse(f"defines no `{name}`: add {self._wanted(name)}")
+        result = function(*args)
         want = typing.get_type_hints(getattr(self.declaration.protocol, name))["return"]
         if not _is_a(result, want):
             self._refuse(f"`{name}` returned {_describe(result)}, not the "
@@ -208,17 +211,16 @@ class HookModule:
 def _offered(name: str, value: object, module: ModuleType, members: tuple[str, ...]) -> bool:
     """Whether the public ``name`` is something the module offers the engine as a member
     (every member's name is lower case): a value or a function of its own; not a class, a
-    module, an import, a constant or a type (a capital first) unless its name is close to a
-    member's (a misspelt one)."""
+    module, an imported function, nor a constant or a type (a capital first) unless its name
+    is close to a member's (a misspelt one)."""
     if name.startswith("_") or isinstance(value, ModuleType | type):
         return False
     if type(value).__module__ == "__future__":  # ``from __future__ import annotations``
         return False
-    if difflib.get_close_matches(name.lower(), members, n=1, cutoff=CLOSE):
-        return True
-    if not name[0].islower():
-        return False
-    return not (callable(value) and getattr(value, "__module__", None) != module.__name__)
+    if callable(value) and getattr(value, "__module__", None) != module.__name__:
+        return False  # imported
+    return name[0].islower() or bool(
+        difflib.get_close_matches(name.lower(), members, n=1, cutoff=CLOSE))
 
 
 def _is_a(value: object, want: object) -> bool:

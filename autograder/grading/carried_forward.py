@@ -31,7 +31,7 @@ student's own functions failed, it composes those functions as the function shou
 inputs, and passes the check carried forward only when the function does exactly that and a
 block it uses is what is wrong (docs/adding-an-assignment.md, "Error carried forward").
 ``settle``, ``Own``, ``fresh``, ``same``, ``attempt``, ``answer`` and ``carried`` are its parts,
-for a composition written by hand (H2's ``composition.py``).
+for a composition written by hand (a bundle's own module that builds ``Own``).
 """
 
 from __future__ import annotations

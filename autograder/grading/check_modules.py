@@ -8,7 +8,8 @@ imports a module once per name: a check or helper module named like one this pro
 imported from another file (another bundle's, or a library's) would silently be that one.
 ``check_module_names`` refuses it before the checks are collected, in one line naming the
 file and the fix: name a bundle's modules after the bundle. (A checks folder that is a
-package, as H2's is, is imported under its bundle's package name and needs none of this.)
+package, with an ``__init__.py``, is imported under its bundle's package name and needs
+none of this.)
 """
 
 from __future__ import annotations
