@@ -7,8 +7,6 @@ other module."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,7 +17,9 @@ from autograder.grading.check_modules import check_module_names, module_files
 from autograder.grading.runner import collect_checks
 from autograder.spec import REPO, SpecError
 from tests.bundles import students
+from tests.support.bundle_copies import copy_bundle
 from tests.support.cli import one_line_error
+from tests.support.commands import autograde
 
 BUNDLES = students.BUNDLES
 
@@ -41,17 +41,11 @@ def test_a_package_checks_folder_is_imported_under_its_bundle(tmp_path):
 
 def copy(tmp_path: Path, label: str, helper: str) -> tuple[Path, str]:
     """A copy of the vectors bundle named ``vectors_<label>``, its check modules renamed after
-    it and its helper module renamed ``helper``."""
+    it and its helper module renamed ``helper``; its folder of bundles and its name."""
     name = f"vectors_{label}"
-    root = tmp_path / "bundles" / name
-    shutil.copytree(BUNDLES / students.NAME, root, ignore=shutil.ignore_patterns("__pycache__"))
-    spec = root / "assignment.toml"
-    spec.write_text(spec.read_text(encoding="utf-8").replace('name = "vectors"',
-                                                              f'name = "{name}"'), encoding="utf-8")
-    for check in (root / "checks").glob("test_*.py"):
-        text = check.read_text(encoding="utf-8").replace("vectors_helpers", helper)
-        check.unlink()
-        (root / "checks" / check.name.replace("test_vectors", f"test_{name}")).write_text(text)
+    imports = ("from vectors_helpers import", f"from {helper} import")
+    root = copy_bundle("vectors", tmp_path / "bundles", name, own_check_names=True, edits={
+        "checks/test_vectors_dot.py": imports, "checks/test_vectors_norm.py": imports})
     (root / "checks" / "vectors_helpers.py").rename(root / "checks" / f"{helper}.py")
     return tmp_path / "bundles", name
 
@@ -76,10 +70,7 @@ def test_autograde_says_it_in_one_line(tmp_path):
     folder, name = copy(tmp_path, "json", "json")
     root = tmp_path / "course"
     students.write_submission(root / "submitted" / "s1" / name)
-    done = subprocess.run([sys.executable, "-m", "autograder", "autograde", name, "--assignments",
-                           str(folder), "--root", str(root), "--no-progress", "--jobs", "1"],
-                          cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
-    line = one_line_error(done)
+    line = one_line_error(autograde(root, name, "--assignments", str(folder)))
     assert line.startswith(f"error: assignment {name!r}: checks/json.py would be imported as "
                            "`json`, a module this process already imported from")
     assert not (root / "autograded").exists()

@@ -7,9 +7,6 @@ by the library and by a command; the engine reads a bundle's modules nowhere els
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -23,7 +20,9 @@ from autograder.assignments.plugins import EvidencePlugin
 from autograder.authoring.sync import drift, locked_cell_sources
 from autograder.spec import REPO, SpecError
 from tests.bundles import students
+from tests.support.bundle_copies import copy_bundle, unique_name
 from tests.support.cli import one_line_error
+from tests.support.commands import autograde
 
 BUNDLES = students.BUNDLES
 DOCS = "see docs/adding-an-assignment.md"
@@ -31,17 +30,10 @@ DOCS = "see docs/adding-an-assignment.md"
 
 def bundle_with(tmp_path: Path, files: dict[str, str], like: str = "vectors") -> tuple[Path, str]:
     """A copy of the test bundle ``like`` with ``files`` (name -> text) added, in a folder of
-    bundles, and its name (one of its own: a process imports a bundle's modules once per
-    name)."""
-    name = f"{like}_{tmp_path.name[-12:].replace('-', '_')}"
-    folder = tmp_path / "bundles"
-    shutil.copytree(BUNDLES / like, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
-    spec = folder / name / "assignment.toml"
-    spec.write_text(spec.read_text(encoding="utf-8").replace(f'name = "{like}"', f'name = "{name}"'),
-                    encoding="utf-8")
-    for file, text in files.items():
-        (folder / name / file).write_text(text, encoding="utf-8")
-    return folder, name
+    bundles, and its name."""
+    name = unique_name(like, tmp_path)
+    copy_bundle(like, tmp_path / "bundles", name, files=files)
+    return tmp_path / "bundles", name
 
 
 def refusal(tmp_path: Path, files: dict[str, str], load=lambda a: a.misconceptions) -> str:  # noqa: ANN001
@@ -154,10 +146,7 @@ def test_a_command_says_it_in_one_line(tmp_path):
     folder, name = bundle_with(tmp_path, {"hooks.py": "misconception = {'a': 'b'}\n"})
     root = tmp_path / "course"
     students.write_submission(root / "submitted" / "s1" / name)
-    done = subprocess.run([sys.executable, "-m", "autograder", "autograde", name, "--root",
-                           str(root), "--assignments", str(folder), "--no-progress"],
-                          cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
-    line = one_line_error(done)
+    line = one_line_error(autograde(root, name, "--assignments", str(folder)))
     assert line.startswith(f"error: assignment {name!r}: hooks.py defines `misconception`")
     assert not (root / "autograded").exists()
 

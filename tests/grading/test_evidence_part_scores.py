@@ -7,7 +7,6 @@ never a traceback and never the student's zero or unearned points."""
 from __future__ import annotations
 
 import math
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from autograder.results.message import Message
 from autograder.results.result import STATUS_ERROR, STATUS_GRADED
 from tests.bundles import averages_students
 from tests.bundles.students import BUNDLES
+from tests.support.bundle_copies import copy_bundle, unique_name
 
 NAME = averages_students.NAME
 AVERAGES = load_assignment(NAME, [BUNDLES])
@@ -68,18 +68,10 @@ def test_messages_of_the_record_s_type_keep_it():
 
 def plugin_bundle(tmp_path: Path, old: str, new: str) -> str:
     """A copy of the averages bundle whose hooks.py has ``old`` replaced by ``new``, under a
-    name of its own, its check module too (a process imports a module once per name); its
-    folder of bundles is ``tmp_path / "bundles"``."""
-    name = f"{NAME}_{tmp_path.name[-12:].replace('-', '_')}"
-    root = tmp_path / "bundles" / name
-    shutil.copytree(BUNDLES / NAME, root, ignore=shutil.ignore_patterns("__pycache__"))
-    for file, before, after in (("assignment.toml", f'name = "{NAME}"', f'name = "{name}"'),
-                                ("hooks.py", old, new)):
-        text = (root / file).read_text(encoding="utf-8")
-        assert before in text
-        (root / file).write_text(text.replace(before, after), encoding="utf-8")
-    checks = root / "checks"
-    (checks / f"test_{NAME}_mean.py").rename(checks / f"test_{name}_mean.py")
+    name of its own, in the folder of bundles ``tmp_path / "bundles"``."""
+    name = unique_name(NAME, tmp_path)
+    copy_bundle(NAME, tmp_path / "bundles", name, edits={"hooks.py": (old, new)},
+                own_check_names=True)
     return name
 
 
