@@ -6,9 +6,6 @@ the bundle, the member and the fix, by the library and by a command."""
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
-import sys
 import typing
 from pathlib import Path
 
@@ -20,7 +17,9 @@ from autograder.assignments.plugins import EvidencePlugin, PerStudentInputs
 from autograder.spec import REPO, SpecError
 from tests.bundles import averages_students
 from tests.bundles.students import BUNDLES
+from tests.support.bundle_copies import copy_bundle, unique_name
 from tests.support.cli import one_line_error
+from tests.support.commands import autograde
 
 NAME = averages_students.NAME
 DOCS = REPO / "docs" / "adding-an-assignment.md"
@@ -58,20 +57,10 @@ def test_the_docs_list_every_member():
 
 def broken_bundle(tmp_path: Path, old: str, new: str) -> tuple[Path, str]:
     """A copy of the example bundle whose hooks.py has ``old`` replaced by ``new``, in a
-    folder of bundles, and its name (a name of its own: a process imports a bundle's
-    modules once per name)."""
-    name = f"{NAME}_{tmp_path.name[-12:].replace('-', '_')}"
-    folder = tmp_path / "bundles"
-    shutil.copytree(BUNDLES / NAME, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
-    spec = folder / name / "assignment.toml"
-    spec.write_text(spec.read_text(encoding="utf-8").replace(f'name = "{NAME}"',
-                                                             f'name = "{name}"'),
-                    encoding="utf-8")
-    hooks = folder / name / "hooks.py"
-    text = hooks.read_text(encoding="utf-8")
-    assert old in text
-    hooks.write_text(text.replace(old, new), encoding="utf-8")
-    return folder, name
+    folder of bundles, and its name."""
+    name = unique_name(NAME, tmp_path)
+    copy_bundle(NAME, tmp_path / "bundles", name, edits={"hooks.py": (old, new)})
+    return tmp_path / "bundles", name
 
 
 BROKEN = {
@@ -105,10 +94,7 @@ def test_a_command_says_it_in_one_line_before_grading(tmp_path):
     folder, name = broken_bundle(tmp_path, "    def describe(", "    def _describe(")
     root = tmp_path / "course"
     averages_students.write_submission(root / "submitted" / "s1" / name)
-    done = subprocess.run([sys.executable, "-m", "autograder", "autograde", name, "--root",
-                           str(root), "--assignments", str(folder), "--no-progress"],
-                          cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
-    line = one_line_error(done)
+    line = one_line_error(autograde(root, name, "--assignments", str(folder)))
     assert line.startswith(f"error: assignment {name!r}: its evidence plugin") and \
         "`describe` is missing" in line
     assert not (root / "autograded").exists()

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from autograder.assignments import load_assignment
+from autograder.authoring.sample_cohort import build
 from autograder.batch.course import RESULTS_JSON
 from autograder.spec import REPO
 from tests.bundles import averages_students
@@ -37,10 +39,9 @@ def succeeded(done: subprocess.CompletedProcess) -> str:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("averages-course")
-    averages_students.write_submission(root / "submitted" / "a-correct" / NAME)
-    averages_students.write_submission(root / "submitted" / "a-forged" / NAME, forged=True)
-    averages_students.write_submission(root / "submitted" / "a-blank" / NAME,
-                                       limitation=averages_students.PLACEHOLDER)
+    # The bundle's own sample students (samples.py's build_sample_cohort, as `make demo` uses H2's).
+    roster = build(load_assignment(NAME, [BUNDLES]), root)
+    assert roster == {"a1-correct": "correct", "a2-forged": "forged", "a3-blank": "blank"}
     succeeded(cli("autograde", NAME, "--assignments", str(BUNDLES), "--root", str(root),
                   *QUICK))
     return root
@@ -53,7 +54,7 @@ def parts(root: Path, student: str) -> dict[str, dict]:
 
 
 def test_the_evidence_part_is_scored_from_the_student_s_own_function(graded):
-    correct, forged = parts(graded, "a-correct"), parts(graded, "a-forged")
+    correct, forged = parts(graded, "a1-correct"), parts(graded, "a2-forged")
     assert {name: part["points"] for name, part in correct.items()} == \
         {"mean": 4, "evidence": 2, "limitation": 1}
     assert correct["limitation"]["needs_review"] and not correct["evidence"]["needs_review"]
@@ -62,8 +63,18 @@ def test_the_evidence_part_is_scored_from_the_student_s_own_function(graded):
     assert message["code"] == "not_reproduced" and message["pointer"] == "/mean_example/mean"
 
 
+def test_the_hooks_misconception_explains_the_bug_first(graded):
+    """hooks.py's ``misconceptions`` words the code the check diagnosed (``diagnoses=``)."""
+    forged, correct = parts(graded, "a2-forged")["mean"], parts(graded, "a1-correct")["mean"]
+    assert forged["diagnoses"] == ["divides_by_n_minus_1"] and correct["diagnoses"] == []
+    explained = load_assignment(NAME, [BUNDLES]).misconceptions["divides_by_n_minus_1"]
+    assert forged["explanations"] == [explained]
+    page = (graded / "autograded" / "a2-forged" / NAME / "feedback.html").read_text(encoding="utf-8")
+    assert "one less than the number of values" in page
+
+
 def test_a_placeholder_limitation_scores_nothing_and_is_not_for_review(graded):
-    blank = parts(graded, "a-blank")
+    blank = parts(graded, "a3-blank")
     assert blank["limitation"]["points"] == 0 and not blank["limitation"]["needs_review"]
     assert blank["limitation"]["messages"][0]["code"] == "no_limitation"
 
@@ -71,13 +82,13 @@ def test_a_placeholder_limitation_scores_nothing_and_is_not_for_review(graded):
 def test_review_list_shows_the_limitation_text_from_the_evidence_file(graded):
     out = succeeded(cli("review", "list", "--assignment", NAME, "--assignments", str(BUNDLES),
                         "--root", str(graded)))
-    assert "a-correct: " in out and "a-blank" not in out
+    assert "a1-correct: " in out and "a3-blank" not in out
     assert "  limitation: 1/2 provisional" in out
     assert f"    text: {averages_students.LIMITATION}" in out
 
 
 def test_verify_evidence_describes_the_file_with_the_plugin_s_exit_code(graded, tmp_path):
-    good = graded / "submitted" / "a-correct" / NAME / "averages_evidence.json"
+    good = graded / "submitted" / "a1-correct" / NAME / "averages_evidence.json"
     done = cli("verify-evidence", NAME, str(good), "--assignments", str(BUNDLES))
     assert done.returncode == 0 and "averages_evidence.json: ok" in done.stdout, done.stderr
     wrong = tmp_path / "averages_evidence.json"

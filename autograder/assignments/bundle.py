@@ -6,7 +6,7 @@
       data/             what the grader reads besides code: the release notebook (cell
                         roles) and, with an evidence part, the evidence file's schema
       reference.py      the reference solution (or ``reference = "<module>"`` in the spec)
-      hooks.py          optional: the evidence plugin, misconceptions, limitation topics
+      hooks.py          optional: the evidence plugin, misconceptions (``plugins.Hooks``)
 
 The engine knows an assignment only through an ``Assignment``; nothing in it names one.
 Bundle code (checks, reference, hooks) runs only in the trusted grading process, like
@@ -24,14 +24,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from autograder.assignments.contract import DOCS, check_evidence_plugin
+from autograder.assignments import hook_modules
+from autograder.assignments.contract import DOCS
 from autograder.assignments.plugins import EvidencePlugin
 from autograder.batch.course import Course
 from autograder.spec import REPO, SPEC_FILE, AssignmentSpec, SpecError, load_spec
 
 DATA = "data"
 CHECKS = "checks"
-HOOKS = "hooks"
+HOOKS = hook_modules.HOOKS.name
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,15 +115,10 @@ class Assignment:
         return importlib.import_module(f"{self.package}.{name}")
 
     @cached_property
-    def hooks(self) -> types.ModuleType | None:
-        """The bundle's optional ``hooks`` module (evidence plugin, misconceptions...)."""
-        if not (self.root / f"{HOOKS}.py").is_file() and not (self.root / HOOKS).is_dir():
-            return None
-        return self.module(HOOKS)
-
-    def hook(self, name: str, default: Any = None) -> Any:
-        """One attribute of the hooks module, or ``default`` when the bundle has none."""
-        return getattr(self.hooks, name, default) if self.hooks is not None else default
+    def hooks(self) -> hook_modules.HookModule:
+        """The bundle's optional ``hooks`` module (``plugins.Hooks``: evidence plugin,
+        misconceptions), checked when first imported; its members are read through it."""
+        return hook_modules.load(self, hook_modules.HOOKS)
 
     @cached_property
     def reference(self) -> types.ModuleType:
@@ -140,11 +136,9 @@ class Assignment:
 
     @cached_property
     def evidence(self) -> EvidencePlugin[Any, Any] | None:
-        """The evidence plugin, checked against ``EvidencePlugin`` (``contract``) whenever the
-        hooks provide one; None for an assignment without an evidence part."""
-        plugin = self.hook("evidence")
-        if plugin is not None:
-            plugin = check_evidence_plugin(plugin, self.name)
+        """The evidence plugin, checked against ``EvidencePlugin`` (``contract``) with the
+        hooks; None for an assignment without an evidence part."""
+        plugin = self.hooks.get("evidence")
         if self.spec.evidence_part is None:
             return None
         if plugin is None:
@@ -165,7 +159,7 @@ class Assignment:
     @cached_property
     def misconceptions(self) -> dict[str, str]:
         """Diagnosis code -> the sentence that explains it (the bundle's, none by default)."""
-        return dict(self.hook("misconceptions", {}) or {})
+        return dict(self.hooks.get("misconceptions") or {})
 
     @property
     def grading_key(self) -> str:

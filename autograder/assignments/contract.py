@@ -2,8 +2,8 @@
 
 A plugin missing a member, or whose method cannot take the engine's call, would otherwise
 fail late: in the middle of grading a cohort, or in a command that seldom runs
-(``verify-evidence``, ``review list``). When its bundle loads, each member the protocol
-declares is looked up as the kind the engine uses (an attribute read as a value, a method
+(``verify-evidence``, ``review list``). When its bundle's ``hooks.py`` is first imported
+(``autograder.assignments.hook_modules``), each member the protocol declares is looked up as the kind the engine uses (an attribute read as a value, a method
 called), and each method's signature must accept the call exactly as the engine makes it
 (positional parameters by position, keyword-only ones by name). The first problem is one
 line naming the bundle, the member and the fix (``SpecError``).
@@ -45,7 +45,7 @@ def engine_call(name: str, signature: inspect.Signature) -> str:
     return f"{name}({', '.join(positional + (['*'] + keywords if keywords else []))})"
 
 
-def _call_problem(method: Any, expected: inspect.Signature) -> str:
+def call_problem(method: Any, expected: inspect.Signature) -> str:
     """Why ``method`` cannot take the engine's call ("" when it can)."""
     try:
         signature = inspect.signature(method)
@@ -83,7 +83,7 @@ def _member_problems(plugin: object, protocol: type, attributes: dict[str, type]
             yield name, f"is missing: add the method `{call}`"
         elif not callable(method):
             yield name, f"must be a method the engine calls as `{call}`"
-        elif problem := _call_problem(method, expected):
+        elif problem := call_problem(method, expected):
             yield name, f"cannot be called as the engine calls it, `{call}`: {problem}"
 
 

@@ -1,17 +1,25 @@
-"""What a bundle's ``hooks.py`` may provide: the engine calls these, never a bundle by name.
+"""What a bundle's code may provide: the engine calls these, never a bundle by name.
 
-``evidence``: an ``EvidencePlugin``, for an assignment whose students save an evidence file
-(an assignment without one has no evidence part and needs none). It may also be a
-``PerStudentInputs`` (the one optional group of members), when its files' inputs are drawn
-per student. ``autograder.assignments.contract`` checks a plugin against these when its
-bundle loads; docs/adding-an-assignment.md documents each member with a tested example.
-``misconceptions``: a mapping from a diagnosis code (``CheckFailure(diagnoses=...)``) to the
-sentence that explains it to a student; the engine's own codes are added to it.
+Three modules of a bundle are read by the engine, each declared here as a ``Protocol`` of
+every member it may define and its type (``autograder.assignments.hook_modules`` checks a
+module against its declaration when it is first imported, and is the one place that reads
+them):
+
+``hooks.py`` (``Hooks``): ``evidence``, an ``EvidencePlugin``, for an assignment whose
+students save an evidence file (an assignment without one has no evidence part and needs
+none); it may also be a ``PerStudentInputs`` (the one optional group of members), when its
+files' inputs are drawn per student. ``misconceptions``: a mapping from a diagnosis code
+(``CheckFailure(diagnoses=...)``) to the sentence that explains it to a student; the
+engine's own codes are added to it.
+``authoring.py`` (``AuthoringHooks``): ``locked_cells()``, for ``sync-solutions``.
+``samples`` (``SampleCohort``): ``build_sample_cohort(root, size, cohort)``, for the sample
+cohort (``make demo``).
 
 The engine never reads inside the plugin's report (what ``verify`` returns) or its
 provenance (what ``provenance``/``without_code`` return): it hands each back to the plugin's
 own methods. They are the plugin's types, named here as the type parameters ``Report`` and
 ``Provenance``; the engine's view is ``EvidencePlugin[Any, Any]``.
+docs/adding-an-assignment.md documents each member with a tested example.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Collection, Hashable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
     from autograder.grading.scoring import PartScore
@@ -115,3 +123,34 @@ OPTIONAL_GROUPS: tuple[type, ...] = (PerStudentInputs,)
 """The optional groups of members an evidence plugin may provide, each all or none."""
 
 Misconceptions = Mapping[str, str]
+"""Diagnosis code -> the sentence that explains it to a student."""
+
+
+class Hooks(Protocol):
+    """``hooks.py``: what grading, review, the report and ``verify-evidence`` ask a bundle
+    for. Every member is optional (``evidence`` is required with an evidence part); any
+    other public value or function it defines is refused as a misspelt member."""
+
+    evidence: EvidencePlugin[Any, Any]  # the evidence file's plugin (checked member by member)
+    misconceptions: Misconceptions  # diagnosis code -> the sentence a student reads first
+
+
+class AuthoringHooks(Protocol):
+    """``authoring.py``: what ``sync-solutions`` asks a bundle for (optional, as the module
+    is); any other public value or function it defines is refused as a misspelt member."""
+
+    def locked_cells(self) -> Mapping[str, str]:
+        """grade_id -> the exact text of a locked cell of the source notebook, made from the
+        reference (``sync-solutions`` writes it there, ``--check`` compares it)."""
+
+
+class SampleCohort(Protocol):
+    """``samples`` (a module or a package): a bundle's sample students, for ``make demo``
+    and ``python -m autograder.authoring.sample_cohort``. Required when the module exists;
+    the module may hold anything else its samples need."""
+
+    def build_sample_cohort(self, root: Path, size: int | None,
+                            cohort: str | None) -> Mapping[str, str]:
+        """Writes ``size`` submissions (None: one of each kind) into
+        ``root/submitted/<student>/<assignment>/`` for ``cohort``; returns student id -> what
+        the student is."""

@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder.assignments import hook_modules
 from autograder.assignments.arguments import add_assignment_arguments, assignment_from
 from autograder.authoring.sync import grade_id, solution_cell_source
 from autograder.batch.course import SUBMITTED, TIMESTAMP_TXT, Course
@@ -35,8 +36,8 @@ if TYPE_CHECKING:
 
     from autograder.assignments.bundle import Assignment
 
-SAMPLES = "samples"
-"""The bundle's module that builds its sample cohort (``build_sample_cohort``)."""
+SAMPLES = hook_modules.SAMPLES.name
+"""The bundle's module that builds its sample cohort (``plugins.SampleCohort``)."""
 SOLUTION_MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", flags=re.M)
 
 
@@ -168,8 +169,7 @@ def copy_source(assignment: Assignment, root: Path) -> None:
 
 def has_samples(assignment: Assignment) -> bool:
     """Whether the bundle ships a sample cohort."""
-    root = assignment.root
-    return (root / f"{SAMPLES}.py").is_file() or (root / SAMPLES / "__init__.py").is_file()
+    return hook_modules.bundle_has(assignment.root, SAMPLES)
 
 
 def build(assignment: Assignment, root: Path, size: int | None = None,
@@ -178,9 +178,9 @@ def build(assignment: Assignment, root: Path, size: int | None = None,
     if not has_samples(assignment):
         raise NoSamples(f"assignment {assignment.name!r} ships no sample cohort (no "
                         f"{SAMPLES}/ in {assignment.root})")
-    builder = assignment.module(SAMPLES).build_sample_cohort
+    samples = hook_modules.load(assignment, hook_modules.SAMPLES)
     root.mkdir(parents=True, exist_ok=True)
-    return builder(root, size, cohort)
+    return dict(samples.call("build_sample_cohort", root, size, cohort))
 
 
 def main(argv: list[str] | None = None) -> int:

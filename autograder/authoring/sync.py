@@ -20,6 +20,7 @@ import inspect
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder.assignments import hook_modules
 from autograder.authoring import student_env
 from autograder.authoring.checkout import add_authoring_arguments, authoring_assignment
 
@@ -28,8 +29,8 @@ if TYPE_CHECKING:  # nbformat costs ~1 s to import; only the commands below need
 
     from autograder.assignments.bundle import Assignment
 
-AUTHORING_HOOKS = "authoring"
-"""The bundle's optional module of authoring hooks (``locked_cells``)."""
+AUTHORING_HOOKS = hook_modules.AUTHORING.name
+"""The bundle's optional module of authoring hooks (``plugins.AuthoringHooks``)."""
 
 
 def fix_command(assignment: Assignment) -> str:
@@ -43,13 +44,10 @@ def solution_cell_source(assignment: Assignment, name: str) -> str:
 
 
 def locked_cell_sources(assignment: Assignment) -> dict[str, str]:
-    """grade_id -> text of the locked cells the bundle's ``authoring.locked_cells`` names."""
-    root = assignment.root
-    if not ((root / f"{AUTHORING_HOOKS}.py").is_file() or (root / AUTHORING_HOOKS).is_dir()):
-        return {}
-    hooks = assignment.module(AUTHORING_HOOKS)
-    locked = getattr(hooks, "locked_cells", None)
-    return dict(locked()) if locked is not None else {}
+    """grade_id -> text of the locked cells the bundle's ``authoring.locked_cells`` names
+    (checked: a mapping of str to str)."""
+    hooks = hook_modules.load(assignment, hook_modules.AUTHORING)
+    return dict(hooks.call("locked_cells")) if hooks.get("locked_cells") is not None else {}
 
 
 def expected_sources(assignment: Assignment) -> dict[str, str]:

@@ -59,10 +59,12 @@ def submission_result(
     isolation: Sequence[str] = (),
     ta_notes: Sequence[Message] = (),
     cohort: str | None = None,
+    plugin_faults: Sequence[str] = (),
 ) -> SubmissionResult:
     """The result of ``submission`` from its parts' ``scores`` and the student-facing
     ``notes`` grading made (``cell_reached_out``: a cell's error named a path of the
-    grading machine); ``started``: when grading began (``time.monotonic``)."""
+    grading machine); ``started``: when grading began (``time.monotonic``); ``plugin_faults``:
+    the evidence plugin's answers that broke its contract, for the TA."""
     order = list(assignment.part_points)
     scores = sorted(scores, key=lambda score: order.index(score.part))
     table = diagnoses.known(assignment)
@@ -72,16 +74,20 @@ def submission_result(
     if function_reached_out:
         notes.append(Message(REACHED_OUT_FUNCTION, code=note_codes.REACHED_OUT_FUNCTION,
                              review=True))
-    # A check that crashed for the grader's own reasons decides nothing: the submission is a
-    # grader error (not saved as graded, retried on the next run), the detail is the TA's.
-    faults = [f"{check.name}: {check.internal}" for score in scores for check in score.checks
-              if check.internal]
+    # A check that crashed for the grader's own reasons, or an evidence plugin that broke its
+    # contract, decides nothing: the submission is a grader error (not saved as graded,
+    # retried on the next run), the detail is the TA's.
+    crashed = [f"{check.name}: {check.internal}" for score in scores for check in score.checks
+               if check.internal]
+    faults = [*crashed, *plugin_faults]
     status = STATUS_UNGRADABLE if submission.fatal else STATUS_GRADED
     reason = submission.fatal or "; ".join(note.text for note in notes)
     review_apart = any(note.review for note in notes)
     if faults:
         status = STATUS_ERROR
-        reason = (f"internal grader error in {len(faults)} hidden check(s), not the student's "
+        where = " and ".join(([f"{len(crashed)} hidden check(s)"] if crashed else [])
+                             + (["the evidence plugin"] if plugin_faults else []))
+        reason = (f"internal grader error in {where}, not the student's "
                   "doing: the submission will be graded again on the next run")
     return SubmissionResult(
         student=submission.student,

@@ -1,6 +1,6 @@
 """Student-facing failure messages for the hidden checks.
 
-A check fails by raising ``CheckFailure(message, diagnosis)``. Messages say
+A check fails by raising ``CheckFailure(message, diagnoses=codes)``. Messages say
 what was expected (a shape, a property, a value at a position) in the
 student's terms and never show the hidden inputs or the check's code. The
 ``expect_*`` helpers validate the type of a plain result first, so a
@@ -10,6 +10,7 @@ an internal error.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -40,27 +41,39 @@ def tolerance(dtype: np.dtype | type) -> tuple[float, float]:
     return (RTOL_F32, ATOL_F32) if np.dtype(dtype) == np.float32 else (RTOL_F64, ATOL_F64)
 
 
-Diagnosis = str | Sequence[str] | None
+Diagnoses = str | Sequence[str] | None
+"""Diagnosis codes a failure names: one code, several, or none (the misconceptions a
+bundle's hooks explain, ``Assignment.misconceptions``)."""
+
+
+def codes_of(diagnoses: Diagnoses, diagnosis: Diagnoses = None) -> tuple[str, ...]:
+    """The codes named by ``diagnoses=``, or by ``diagnosis=``: the keyword's former
+    spelling, kept (deprecated) for bundles written before it was unified; not both."""
+    if diagnosis is not None:
+        if diagnoses is not None:
+            raise TypeError("pass diagnoses=, not both diagnoses= and diagnosis=")
+        warnings.warn("diagnosis= is deprecated: pass diagnoses= (the same codes)",
+                      DeprecationWarning, stacklevel=3)
+        diagnoses = diagnosis
+    if diagnoses is None:
+        return ()
+    return (diagnoses,) if isinstance(diagnoses, str) else tuple(diagnoses)
 
 
 class CheckFailure(Exception):
-    """A check's verdict: what the student should know, plus diagnosis codes.
+    """A check's verdict: what the student should know, plus diagnosis codes (``diagnoses``:
+    one code or several; ``diagnosis=`` is the deprecated spelling of the same keyword).
 
     ``reached_out``: the message tells of code that named a path of the grading machine
     (hidden in it); by default, whether ``student_error`` did."""
 
-    def __init__(self, message: str, diagnosis: Diagnosis = None,
+    def __init__(self, message: str, diagnoses: Diagnoses = None,
                  student_error: StudentError | None = None,
-                 reached_out: bool | None = None) -> None:
+                 reached_out: bool | None = None, *, diagnosis: Diagnoses = None) -> None:
         super().__init__(message)
         self.reached_out = named_a_path(student_error) if reached_out is None else reached_out
         self.message = message
-        if diagnosis is None:
-            self.diagnosis: tuple[str, ...] = ()
-        elif isinstance(diagnosis, str):
-            self.diagnosis = (diagnosis,)
-        else:
-            self.diagnosis = tuple(diagnosis)
+        self.diagnoses: tuple[str, ...] = codes_of(diagnoses, diagnosis)
         self.student_error = student_error
 
 
@@ -80,15 +93,16 @@ class CarriedForward(Exception):
         self.raised = raised
 
 
-def fail(message: str, diagnosis: Diagnosis = None) -> None:
+def fail(message: str, diagnoses: Diagnoses = None, *, diagnosis: Diagnoses = None) -> None:
     """Raise ``CheckFailure``; for checks of plain conditions."""
-    raise CheckFailure(message, diagnosis)
+    raise CheckFailure(message, codes_of(diagnoses, diagnosis))
 
 
-def expect(condition: bool, message: str, diagnosis: Diagnosis = None) -> None:
+def expect(condition: bool, message: str, diagnoses: Diagnoses = None, *,
+           diagnosis: Diagnoses = None) -> None:
     """Fail with ``message`` unless ``condition`` holds."""
     if not condition:
-        raise CheckFailure(message, diagnosis)
+        raise CheckFailure(message, codes_of(diagnoses, diagnosis))
 
 
 def call(
@@ -142,20 +156,24 @@ def expect_error(
     )
 
 
-def expect_array(got: Any, what: str, *, shape: tuple[int, ...] | None = None, diagnosis: Diagnosis = None) -> np.ndarray:
+def expect_array(got: Any, what: str, *, shape: tuple[int, ...] | None = None,
+                 diagnoses: Diagnoses = None, diagnosis: Diagnoses = None) -> np.ndarray:
     """``got`` must be a NumPy array (of ``shape``); returns it."""
+    codes = codes_of(diagnoses, diagnosis)
     if type(got) is not np.ndarray:
-        raise CheckFailure(f"Expected {what} to be a NumPy array, got {plain.describe_type(got)}.", diagnosis)
+        raise CheckFailure(f"Expected {what} to be a NumPy array, got {plain.describe_type(got)}.", codes)
     if shape is not None and got.shape != tuple(shape):
-        raise CheckFailure(f"Expected {what} to have shape {tuple(shape)}, got {got.shape}.", diagnosis)
+        raise CheckFailure(f"Expected {what} to have shape {tuple(shape)}, got {got.shape}.", codes)
     return got
 
 
-def expect_dtype(got: np.ndarray, dtype: np.dtype | type, what: str, diagnosis: Diagnosis = None) -> None:
+def expect_dtype(got: np.ndarray, dtype: np.dtype | type, what: str, diagnoses: Diagnoses = None,
+                 *, diagnosis: Diagnoses = None) -> None:
     """Exact dtype (e.g. float32 in must give float32 out, masks must be bool)."""
     want = np.dtype(dtype)
+    codes = codes_of(diagnoses, diagnosis)
     if got.dtype != want:
-        raise CheckFailure(f"Expected {what} to have dtype {want}, got {got.dtype}.", diagnosis)
+        raise CheckFailure(f"Expected {what} to have dtype {want}, got {got.dtype}.", codes)
 
 
 def _require_array(

@@ -24,19 +24,28 @@ Carried-forward credit moves a charge; it never creates points:
   would have without carry-forward, and says why. A raised error is carried forward only
   from a block that earned points of its own, or at least fails differently on different
   inputs: one that raises one fixed error in every check runs no better than a stub.
+
+For a bundle's checks (the check API, with ``autograder.grading.assertions``):
+``carry_forward`` is the whole of it in one call: after a check of a function built on the
+student's own functions failed, it composes those functions as the function should on fresh
+inputs, and passes the check carried forward only when the function does exactly that and a
+block it uses is what is wrong (docs/adding-an-assignment.md, "Error carried forward").
+``settle``, ``Own``, ``fresh``, ``same``, ``attempt``, ``answer`` and ``carried`` are its parts,
+for a composition written by hand (a bundle's own module that builds ``Own``).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, replace
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
 from autograder.grading.assertions import CarriedForward, CheckFailure, tolerance
-from autograder.grading.student import StudentError
+from autograder.grading.student import Student, StudentError
 from autograder.results.message import named
 from autograder.untrusted.errors import ErrorKind
 
@@ -173,7 +182,7 @@ def settle(
     if own.error is not None:
         if own.error.is_a("NotImplementedError"):
             raise CheckFailure(f"{failure.message} It needs your `{own.raised_by}`, which is not "
-                               "implemented yet.", failure.diagnosis, failure.student_error) from None
+                               "implemented yet.", failure.diagnoses, failure.student_error) from None
         if failure.student_error is None:  # it did not raise: a block's error is not the cause
             raise failure
         if own.error.kind is ErrorKind.RAISED and own.again_error is not None and (
@@ -183,7 +192,7 @@ def settle(
             raise carried(failure, [*own.wrong, own.raised_by], part, raised=True) from None
         stop = "" if failure.message.rstrip().endswith((".", "!", "?")) else "."
         raise CheckFailure(f"{failure.message.rstrip()}{stop} The cause is in your `{own.raised_by}`: "
-                           f"{_what_it_did(own.error, own.raised_by)}.", failure.diagnosis,
+                           f"{_what_it_did(own.error, own.raised_by)}.", failure.diagnoses,
                            failure.student_error) from None
     if (own.value is not None and own.wrong and own.again_error is None
             and own.again is not None and agrees(own.again, own.value)
@@ -191,6 +200,86 @@ def settle(
             and not (first is not None and same(first, own.again))):
         raise carried(failure, own.wrong, part) from None
     raise failure
+
+
+def close(got: Any, want: Any) -> bool:
+    """Equal as numbers, the checks' way: arrays or numbers (a NumPy number arrives as a 0-d
+    array) of one shape whose values agree within ``want``'s tolerance; otherwise ``same``."""
+    if _numeric(got) and _numeric(want):
+        got, want = np.asarray(got), np.asarray(want)
+        if got.shape != want.shape or got.dtype.kind not in "biuf" or want.dtype.kind not in "biuf":
+            return False
+        rtol, atol = tolerance(want.dtype if want.dtype.kind == "f" else np.float64)
+        return bool(np.allclose(got, want, equal_nan=True, rtol=rtol, atol=atol))
+    return same(got, want)
+
+
+def _numeric(value: Any) -> bool:
+    return isinstance(value, int | float | np.number | np.ndarray) and not isinstance(
+        value, bool | np.bool_)
+
+
+class _Stopped(Exception):
+    """A building block raised: the composition stops there."""
+
+
+@dataclass
+class Blocks:
+    """The student's own building blocks, as ``compose`` calls them: ``blocks(name, *args)``
+    is the student's ``name`` on ``args`` (in the sandbox), judged against the reference's on
+    the same arguments (those the composition gives it, so each block is judged on what the
+    student's earlier block gave it)."""
+
+    student: Student
+    reference: ModuleType
+    wrong: list[str] = field(default_factory=list)  # blocks that disagreed with the reference
+    error: StudentError | None = None  # the error a block raised, if one did
+    raised_by: str = ""
+
+    def __call__(self, name: str, *args: Any) -> Any:
+        try:
+            got = self.student.call(name, *args)
+        except StudentError as error:
+            self.error, self.raised_by = error, name
+            raise _Stopped from None
+        want = answer(lambda: getattr(self.reference, name)(*args))
+        if (want is None or not close(got, want)) and name not in self.wrong:
+            self.wrong.append(name)
+        return got
+
+
+def carry_forward(
+    failure: CheckFailure, student: Student, reference: ModuleType, part: str, *inputs: Any,
+    compose: Callable[..., Any], agrees: Callable[[Any, Any], bool] = close, first: Any = None,
+) -> NoReturn:
+    """After ``failure`` (a check of the function ``part`` on ``inputs``): raise
+    ``CarriedForward`` ("passed, carried forward") when ``part`` does on fresh inputs what the
+    student's own building blocks give there and one of them is what differs from the
+    reference; else re-raise ``failure``. Never returns.
+
+    ``compose(blocks, *inputs)`` says how ``part`` is built: ``blocks(name, *args)`` calls the
+    student's own block ``name`` (``lambda blocks, a: a / blocks("norm", a)``); it runs here, on
+    plain data. Float arrays among ``inputs`` are perturbed (``fresh``); other inputs are kept.
+    ``agrees(part's result, the composition's)``: ``close`` unless given. ``first``: ``part``'s
+    result on the check's own inputs (a function that gives it again on the fresh ones does not
+    depend on its inputs, and earns nothing). The charge is kept only if a block named lost
+    points in its own part (``transfer``, after every check ran)."""
+    arrays = [index for index, value in enumerate(inputs) if isinstance(value, np.ndarray)]
+    again_inputs = list(inputs)
+    for index, value in zip(arrays, fresh(*(inputs[i] for i in arrays)), strict=True):
+        again_inputs[index] = value
+    blocks = Blocks(student, reference)
+    try:
+        value = compose(blocks, *again_inputs)
+    except _Stopped:
+        value = None
+    except Exception:  # noqa: BLE001 - the blocks' results do not compose (a str for a number)
+        value, blocks.wrong = None, []
+    again, again_error = attempt(lambda: student.call(part, *again_inputs))
+    want = answer(lambda: getattr(reference, part)(*again_inputs))
+    settle(failure, Own(value, tuple(blocks.wrong), blocks.error, blocks.raised_by, again,
+                        again_error, want), part, agrees, first)
+    raise failure  # settle always raises; this line is for the type checker
 
 
 def _what_it_did(error: StudentError, function: str) -> str:

@@ -1,6 +1,6 @@
 """Diagnosis codes and what they tell a student: the engine's own and an assignment's.
 
-A check fails with ``CheckFailure(message, diagnosis=codes)``; a code names a known
+A check fails with ``CheckFailure(message, diagnoses=codes)``; a code names a known
 mistake, and its explanation is what the feedback shows. Most codes are an assignment's
 (its bundle's ``misconceptions``: ``Assignment.misconceptions``); the engine's helpers
 diagnose a few that mean the same in every assignment (``ENGINE_DIAGNOSES``: a function

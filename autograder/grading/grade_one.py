@@ -21,6 +21,7 @@ from autograder.grading.assemble import (
     zero_code_parts,
 )
 from autograder.grading.cells import cell_name
+from autograder.grading.evidence_scores import evidence_part_scores
 from autograder.grading.paths import private_paths
 from autograder.grading.session import GradingSession, warm_up_checks
 from autograder.grading.student import reached_out
@@ -146,12 +147,16 @@ def grade_submission(
                     f"your code printed {student.report.output_bytes:,} characters; "
                     "only the start was kept", code=note_codes.OUTPUT_CUT))
     ta_notes: list[Message] = []
+    faults: list[str] = []
     if evidence is not None:
-        scores += list(evidence.part_scores(report, provenance).values())
+        # Checked at the call: a plugin's bug is a grader fault, never the student's zero.
+        evidence_scores, fault = evidence_part_scores(evidence, report, provenance, assignment)
+        scores += evidence_scores
+        faults += [fault] if fault else []
         ta_notes = [Message(text, code=note_codes.EVIDENCE_FINDING)
                     for text in evidence.ta_notes(report)]
     return submission_result(
         submission, assignment, scores, notes, started=started,
         cell_reached_out=cell_reached_out, isolation=isolation, ta_notes=ta_notes,
-        cohort=cohort,
+        cohort=cohort, plugin_faults=faults,
     )

@@ -140,7 +140,7 @@ def verdict(common: dict[str, Any], exc: BaseException | None) -> CheckResult:
         error = exc.student_error.signature() if exc.student_error else None
         return CheckResult(
             **common, points=0, status="failed", message=exc.message,
-            diagnoses=exc.diagnosis, student_error=error,
+            diagnoses=exc.diagnoses, student_error=error,
             reached_out=exc.reached_out,
         )
     if isinstance(exc, StudentError):

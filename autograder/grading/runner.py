@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from autograder.grading.carried_forward import stood_in
+from autograder.grading.check_modules import check_module_names
 from autograder.grading.check_points import check_points
 from autograder.grading.plugin import CheckResult, CheckValidator, describe_item, verdict, weighted
 from autograder.grading.student import Student
@@ -94,7 +95,9 @@ def pytest_args(checks_dir: Path) -> list[str]:
 @cache
 def collect_checks(assignment: Assignment) -> tuple[CollectedCheck, ...]:
     """``assignment``'s checks, collected once per process, in its part order, each with its
-    points under its spec (``SpecError`` if the spec does not fit them)."""
+    points under its spec (``SpecError`` if the spec does not fit them, or if a module of its
+    checks folder would be imported as another of the same name)."""
+    check_module_names(assignment.checks_dir, assignment.name)
     return with_points(in_part_order(_collected(assignment.checks_dir),
                                      assignment.function_parts), assignment)
 

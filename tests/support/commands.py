@@ -20,16 +20,22 @@ FAST = ["--no-progress", "--jobs", "2", "--cell-timeout", "10", "--call-timeout"
 """autograde's options for a test's small root: both cores, short limits, no progress bar."""
 
 
-def autograde_ok(root: Path, assignment: str, *args: str, timeout: float = 900) -> str:
-    """``autograde`` of ``root`` (``FAST``, from the repository); its stdout, or a failure
-    with the end of its stderr."""
+def autograde(root: Path, assignment: str, *args: str,
+              timeout: float = 900) -> subprocess.CompletedProcess:
+    """``autograde`` of ``root`` (``FAST``, from the repository), as it ended."""
     import sys
 
     from autograder.spec import REPO
 
-    done = subprocess.run([sys.executable, "-m", "autograder", "autograde", assignment,
+    return subprocess.run([sys.executable, "-m", "autograder", "autograde", assignment,
                            "--root", str(root), *FAST, *args], cwd=REPO, capture_output=True,
                           text=True, timeout=timeout, check=False)
+
+
+def autograde_ok(root: Path, assignment: str, *args: str, timeout: float = 900) -> str:
+    """``autograde`` of ``root`` (``FAST``, from the repository); its stdout, or a failure
+    with the end of its stderr."""
+    done = autograde(root, assignment, *args, timeout=timeout)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 

@@ -9,7 +9,7 @@ EVIDENCE_CELL_ID = "evidence_helper"
 EVIDENCE_CHECK_CELL_ID = "evidence_check_helper"
 
 
-def evidence_cell_source() -> str:
+def _evidence_cell_source() -> str:
     """The exact text of the locked evidence cell: solutions/evidence.py minus its
     module docstring and ``__future__`` import (a notebook cell needs neither)."""
     from solutions import evidence
@@ -24,7 +24,7 @@ def evidence_cell_source() -> str:
     return header + body.strip() + "\n"
 
 
-def evidence_check_cell_source() -> str:
+def _evidence_check_cell_source() -> str:
     """The locked cell that validates the student's file against the shipped schema."""
     from solutions import evidence_check
 
@@ -37,5 +37,5 @@ def evidence_check_cell_source() -> str:
 
 def locked_cells() -> dict[str, str]:
     """grade_id -> the exact text ``sync-solutions`` writes into that locked cell."""
-    return {EVIDENCE_CELL_ID: evidence_cell_source(),
-            EVIDENCE_CHECK_CELL_ID: evidence_check_cell_source()}
+    return {EVIDENCE_CELL_ID: _evidence_cell_source(),
+            EVIDENCE_CHECK_CELL_ID: _evidence_check_cell_source()}

@@ -1,4 +1,5 @@
-"""The averages bundle's evidence plugin, written from docs/adding-an-assignment.md alone."""
+"""The averages bundle's hooks, written from docs/adding-an-assignment.md alone: the
+misconception its check diagnoses, and its evidence plugin."""
 
 from __future__ import annotations
 
@@ -16,6 +17,11 @@ from autograder.spec import load_spec
 SPEC = load_spec(Path(__file__).with_name("assignment.toml"))
 SECTION = "mean_example"  # the evidence part's one section: a top-level key of the file
 PLACEHOLDER = "Replace this sentence with one limitation of the mean, in your own words."
+
+misconceptions = {  # diagnosis code (what a check passes as diagnoses=) -> what a student reads
+    "divides_by_n_minus_1": "Your `mean` divides the sum by one less than the number of "
+                            "values (as the sample variance does); the mean divides by n.",
+}
 
 
 @dataclass

@@ -79,5 +79,5 @@ def expect_float32(got: Any, want: np.ndarray, what: str) -> np.ndarray:
         raise CheckFailure(f"Expected {what} to be a NumPy array, got {plain.describe_type(got)}.")
     if not shaped_like(got, want):
         raise CheckFailure(f"Expected {what} to have {want.ndim} dimensions, got {_describe(got)}.")
-    expect_dtype(got, np.float32, what, diagnosis=mc.dtype_signatures(np.dtype(np.float32), got))
+    expect_dtype(got, np.float32, what, diagnoses=mc.dtype_signatures(np.dtype(np.float32), got))
     return got

@@ -44,4 +44,4 @@ def test_more_queries_than_keys(student: Student, reference: ModuleType) -> None
 def test_boolean_dtype(student: Student, reference: ModuleType) -> None:
     """The causal mask is a Boolean array"""
     got = expect_array(call(student, NAME, 4, 6), "the causal mask", shape=(4, 6))
-    expect_dtype(got, np.bool_, "the causal mask", diagnosis="mask_not_boolean")
+    expect_dtype(got, np.bool_, "the causal mask", diagnoses="mask_not_boolean")

@@ -44,7 +44,7 @@ def test_lengths_list(student: Student, reference: ModuleType) -> None:
 def test_boolean_dtype(student: Student, reference: ModuleType) -> None:
     """The padding mask is a Boolean array"""
     got = expect_array(call(student, NAME, np.array([1, 4]), 5), "the padding mask", shape=(2, 5))
-    expect_dtype(got, np.bool_, "the padding mask", diagnosis="mask_not_boolean")
+    expect_dtype(got, np.bool_, "the padding mask", diagnoses="mask_not_boolean")
 
 
 @pytest.mark.part(NAME, requires="Lengths outside ``[0, n_k]`` raise ``ValueError``")

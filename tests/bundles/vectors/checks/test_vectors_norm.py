@@ -6,21 +6,12 @@ from types import ModuleType
 
 import numpy as np
 import pytest
+from vectors_helpers import number  # checks/vectors_helpers.py: code the checks share
 
-from autograder.grading.assertions import CheckFailure, call, expect
+from autograder.grading.assertions import call, expect
 from autograder.grading.student import Student
-from autograder.untrusted import plain
 
 NAME = "norm"
-
-
-def number(got: object, what: str) -> float:
-    """A float, or a 0-d floating array (a NumPy float arrives as one)."""
-    if type(got) is float:
-        return got
-    if type(got) is np.ndarray and got.shape == () and got.dtype.kind == "f":
-        return float(got)
-    raise CheckFailure(f"Expected {what} to be a number, got {plain.describe_type(got)}.")
 
 
 @pytest.mark.part(NAME, requires="the square root of `dot(a, a)`")
