@@ -24,9 +24,11 @@ CORRECT = ('def mean(values):\n    if not values:\n        raise ValueError("no 
 FORGED = CORRECT.replace("len(values)", "(len(values) - 1)")
 
 
-def write_submission(folder: Path, *, forged: bool = False, limitation: str = LIMITATION) -> Path:
-    """``folder/averages.ipynb`` and ``folder/averages_evidence.json``; returns the folder."""
-    notebook = nbformat.read(BUNDLES / NAME / "data" / f"{NAME}.ipynb", as_version=4)
+def write_submission(folder: Path, *, forged: bool = False, limitation: str = LIMITATION,
+                     release: Path | None = None) -> Path:
+    """``folder/averages.ipynb`` and ``folder/averages_evidence.json``; returns the folder.
+    ``release``: the notebook the student was given (default: the bundle's data/ copy)."""
+    notebook = nbformat.read(release or BUNDLES / NAME / "data" / f"{NAME}.ipynb", as_version=4)
     for cell in notebook.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if grade_id == "mean":
