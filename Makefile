@@ -39,11 +39,11 @@ test-fast: setup
 lint: setup
 	$(PY) -m ruff check .
 
-# The assignment `make release` and `make sync` author (empty: the one in source/).
+# The assignment `make release` and `make sync` author (empty: the one with a source folder).
 ASSIGNMENT ?=
 
 ## release: regenerate release/<assignment>/ after editing source/ (instructors;
-## ASSIGNMENT=<name> when source/ holds several)
+## ASSIGNMENT=<name> when several bundles have a source folder)
 release: setup
 	$(PY) -m autograder generate-release $(ASSIGNMENT)
 

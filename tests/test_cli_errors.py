@@ -183,26 +183,31 @@ def test_every_command_refuses_an_unknown_assignment_in_the_registrys_line(argv)
 
 @pytest.mark.parametrize("name", ["generate-release", "sync-solutions"])
 def test_authoring_needs_the_assignments_source_folder(tmp_path, name):
-    """A bundle graded from a folder has no source/<name>/ in this checkout to author."""
-    write_bundle(tmp_path, "tiny")
+    """A bundle without its source notebook: where it goes, and the spec key that moves it."""
+    bundle = write_bundle(tmp_path, "tiny")
     line = one_line_error(command(name, "tiny", "--assignments", str(tmp_path), "--check"))
-    assert line == (f"error: assignment 'tiny' has no source folder {REPO / 'source' / 'tiny'}: "
-                    "authoring (sync-solutions, generate-release) works from a checkout "
-                    "holding its source/, release/ and schemas/")
+    assert line == (f"error: assignment 'tiny' has no source folder {bundle / 'source'}: put "
+                    "its source notebook there, or name its folder with `source = \"...\"` in "
+                    f"{bundle / 'assignment.toml'}")
+    (bundle / "source").mkdir()
+    line = one_line_error(command(name, "tiny", "--assignments", str(tmp_path), "--check"))
+    assert line.startswith("error: assignment 'tiny' has no source notebook tiny.ipynb in its "
+                           f"source folder {bundle / 'source'}: put its source notebook there")
 
 
-def test_authoring_defaults_to_the_checkouts_one_assignment(tmp_path):
-    from autograder.authoring.checkout import NoCheckout, default_assignment
+def test_authoring_defaults_to_the_one_assignment_with_a_source_folder(tmp_path):
+    from autograder.authoring.authored import NoSource, default_assignment
 
-    assert default_assignment() == ASSIGNMENT  # source/ holds only it
-    with pytest.raises(NoCheckout, match="no folder of .* is an assignment bundle"):
-        default_assignment(repo=tmp_path)
-    for name in (ASSIGNMENT, "tiny", "not_a_bundle"):
-        (tmp_path / "source" / name).mkdir(parents=True)
+    assert default_assignment() == ASSIGNMENT  # the checkout's source/h2_attention
     write_bundle(tmp_path / "bundles", "tiny")
-    with pytest.raises(NoCheckout, match=rf"holds several assignments \({ASSIGNMENT}, tiny\)"):
-        default_assignment([tmp_path / "bundles"], repo=tmp_path)
-    assert default_assignment(repo=tmp_path) == ASSIGNMENT  # tiny is not a bundle here
+    assert default_assignment([tmp_path / "bundles"]) == ASSIGNMENT  # tiny has no source/
+    (tmp_path / "bundles" / "tiny" / "source").mkdir()
+    with pytest.raises(NoSource, match=rf"several assignments have a source folder "
+                                       rf"\({ASSIGNMENT}, tiny\): name the one to author"):
+        default_assignment([tmp_path / "bundles"])
+    line = one_line_error(command("generate-release", "--check", "--assignments",
+                                  str(tmp_path / "bundles")))
+    assert "several assignments have a source folder" in line
 
 
 def test_the_top_level_help_names_no_assignment():

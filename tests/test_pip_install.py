@@ -36,7 +36,7 @@ STUBS, TAKES_REFERENCE = "s4", "s5"  # untouched stubs; the same, plus a cell ta
 def test_the_grader_reads_its_data_from_the_package():
     """The schema and the release notebook the grader reads are the package's, and in a
     checkout they are exactly schemas/'s and release/'s (symlinks, not stale copies)."""
-    for packaged, canonical in ((SPEC.grader_schema, SPEC.schema_path),
+    for packaged, canonical in ((SPEC.grader_schema, REPO / "schemas" / SPEC.schema),
                                 (SPEC.grader_release_notebook, SPEC.release_notebook)):
         assert packaged.parent == SPEC.root / "data"  # the bundle's data, shipped
         assert packaged.is_symlink() and packaged.resolve() == canonical.resolve()

@@ -1,7 +1,8 @@
 """The assignment argument every command shares: a bundle's name, and where else to look.
 
     add_assignment_arguments(parser, optional=True)   # [ASSIGNMENT] and --assignments DIR
-    assignment = assignment_in_root(args, root)        # named, else the course root's one
+    assignment = assignment_in_root(args, root)        # named, else the course root's one;
+                                                       # its bundle folder remembered there
     course, assignment = graded_course(args)           # the same, in a root graded already
     assignment = only_assignment(args)                 # named, else the one bundle there is
 
@@ -15,6 +16,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder.assignments import remembered
 from autograder.assignments.bundle import Assignment
 from autograder.assignments.registry import FOLDERS_VARIABLE, available, load_assignment
 from autograder.spec import SpecError
@@ -41,7 +43,8 @@ def add_assignment_arguments(parser: argparse.ArgumentParser, *, positional: boo
     parser.add_argument(
         "--assignments", metavar="DIR", type=Path, action="append", default=[],
         help=f"a folder of assignment bundles besides the package's (repeatable; also "
-             f"{FOLDERS_VARIABLE}, separated by ':')")
+             f"{FOLDERS_VARIABLE}, separated by ':'); a course root given --root "
+             "remembers the bundle's folder")
 
 
 def assignment_from(args: argparse.Namespace) -> Assignment:
@@ -49,9 +52,13 @@ def assignment_from(args: argparse.Namespace) -> Assignment:
     return load_assignment(args.assignment, getattr(args, "assignments", None) or ())
 
 
-def assignment_in_root(args: argparse.Namespace, root: Path) -> Assignment:
+def assignment_in_root(args: argparse.Namespace, root: Path, *,
+                       remember: bool = True) -> Assignment:
     """The assignment ``args`` name; without one, the one assignment the course root holds
-    (under submitted/<student>/, else release/). None or several is one line naming them."""
+    (under submitted/<student>/, else release/). None or several is one line naming them.
+    Its bundle is looked for in ``--assignments``, then where the root remembers it
+    (``remembered``); ``remember``: write a folder given here into the root's course.json
+    (``autograde`` does it itself, once the sandbox is starting)."""
     from autograder.batch.course import assignments_in
 
     if not args.assignment:
@@ -63,7 +70,11 @@ def assignment_in_root(args: argparse.Namespace, root: Path) -> Assignment:
             held = f"holds {', '.join(found)}" if found else "holds no assignment"
             raise SpecError(f"name the assignment: the course root {root} {held} ({LISTED_BY})")
         args.assignment = found[0]
-    return assignment_from(args)
+    assignment = remembered.load_in_root(root, args.assignment,
+                                         getattr(args, "assignments", None) or ())
+    if remember:
+        remembered.remember(root, assignment)
+    return assignment
 
 
 def only_assignment(args: argparse.Namespace) -> Assignment:

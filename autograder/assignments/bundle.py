@@ -7,6 +7,8 @@
                         roles) and, with an evidence part, the evidence file's schema
       reference.py      the reference solution (or ``reference = "<module>"`` in the spec)
       hooks.py          optional: the evidence plugin, misconceptions (``plugins.Hooks``)
+      source/           optional: the nbgrader source notebook (the spec's ``source``)
+      release/          what ``generate-release`` writes (the spec's ``release``)
 
 The engine knows an assignment only through an ``Assignment``; nothing in it names one.
 Bundle code (checks, reference, hooks) runs only in the trusted grading process, like
@@ -27,8 +29,7 @@ from typing import Any
 from autograder.assignments import hook_modules
 from autograder.assignments.contract import DOCS
 from autograder.assignments.plugins import EvidencePlugin
-from autograder.batch.course import Course
-from autograder.spec import REPO, SPEC_FILE, AssignmentSpec, SpecError, load_spec
+from autograder.spec import SPEC_FILE, AssignmentSpec, SpecError, load_spec
 
 DATA = "data"
 CHECKS = "checks"
@@ -83,8 +84,9 @@ class Assignment:
 
     @property
     def source_dir(self) -> Path:
-        """Where the instructor authors the notebook (a checkout's source/<name>)."""
-        return Course(REPO, self.name).source_dir
+        """Where the instructor authors the notebook: the spec's ``source``, relative to the
+        bundle (default: its ``source/``; a packaged bundle may name its checkout's)."""
+        return (self.root / self.spec.source).resolve()
 
     @property
     def source_notebook(self) -> Path:
@@ -92,7 +94,9 @@ class Assignment:
 
     @property
     def release_dir(self) -> Path:
-        return Course(REPO, self.name).release_dir
+        """Where ``generate-release`` writes the release: the spec's ``release``, relative to
+        the bundle (default: its ``release/``), so a bundle kept anywhere writes beside itself."""
+        return (self.root / self.spec.release).resolve()
 
     @property
     def release_notebook(self) -> Path:
@@ -100,8 +104,9 @@ class Assignment:
 
     @property
     def schema_path(self) -> Path:
-        """The canonical evidence schema (a checkout's ``schemas/``)."""
-        return REPO / "schemas" / self.spec.schema
+        """The canonical evidence schema: the bundle's ``data/`` copy, the one the grader
+        validates with (in a checkout, possibly a link to a ``schemas/`` folder)."""
+        return self.root / DATA / self.spec.schema
 
     @property
     def shipped_schema(self) -> Path:
@@ -176,6 +181,7 @@ def open_bundle(root: Path, *, origin: str, package: str | None = None) -> Assig
     if spec.name != root.name:
         raise SpecError(f"the assignment spec {root / SPEC_FILE}: its name {spec.name!r} is "
                         f"not its folder's ({root.name!r})")
+    check_locations(spec, root)
     if package is None:
         package = f"_assignment_bundle_{spec.name}"
         if package not in sys.modules:
@@ -184,3 +190,22 @@ def open_bundle(root: Path, *, origin: str, package: str | None = None) -> Assig
             module.__path__ = [str(root)]
             sys.modules[package] = module
     return Assignment(spec=spec, root=root, origin=origin, package=package)
+
+
+def check_locations(spec: AssignmentSpec, root: Path) -> None:
+    """``SpecError`` (one line) for a ``release`` folder that generating the release would
+    wreck by replacing it: the bundle or a folder holding it, its ``data/`` or ``checks/``,
+    or one that holds, or lies in, the source folder."""
+    bundle = root.resolve()
+    release, source = (bundle / spec.release).resolve(), (bundle / spec.source).resolve()
+    if bundle.is_relative_to(release):
+        clash = "the bundle's own folder or one holding it"
+    elif release in (bundle / DATA, bundle / CHECKS):
+        clash = f"the bundle's {release.name}/ folder"
+    elif source.is_relative_to(release) or release.is_relative_to(source):
+        clash = f"in or around the source folder {source}"
+    else:
+        return
+    raise SpecError(f"the assignment spec {root / SPEC_FILE}: release = {spec.release!r} is "
+                    f"{clash} ({release}), which generating the release replaces: name a "
+                    "folder of its own (default \"release\", inside the bundle)")

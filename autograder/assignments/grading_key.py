@@ -1,9 +1,10 @@
 """An assignment's grading key: a hash of exactly what decides its grades, and nothing else.
 
 A saved result is reused while its submission and this key are unchanged. What
-goes in: the bundle's spec (parts, points, cells), its Python (hidden checks, hooks,
-reference) and the engine's grading logic that turns verdicts into points, the
-evidence schema's rules, and the versions of the libraries the checks compute with.
+goes in: the bundle's spec (parts, points, cells; not where its source and release
+folders are), its Python (hidden checks, hooks, reference) and the engine's grading
+logic that turns verdicts into points, the evidence schema's rules, and the versions
+of the libraries the checks compute with.
 Each bundle has its own key: editing one assignment never regrades another's cohorts. Code is hashed as its syntax tree without
 docstrings or comments, and the schema without its descriptions, so editing
 prose never regrades a cohort, while changing a point or a line of logic does.
@@ -23,7 +24,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.spec import SPEC_FILE
+from autograder.spec import LOCATION_KEYS, SPEC_FILE
 
 if TYPE_CHECKING:
     from autograder.assignments.bundle import Assignment
@@ -105,6 +106,7 @@ def _key(bundle: Path, reference: Path | None, schema_name: str, engine: Path) -
             add(name, code_fingerprint(text) if path.suffix == ".py" else text)
 
     spec = tomllib.loads((bundle / SPEC_FILE).read_text(encoding="utf-8"))
+    spec = {key: value for key, value in spec.items() if key not in LOCATION_KEYS}
     add("spec", json.dumps(spec, sort_keys=True))
     add_tree("bundle", bundle)
     if reference is not None:

@@ -1,13 +1,16 @@
-"""Generate an assignment's student release from source/ with nbgrader, and prove it clean.
+"""Generate an assignment's student release from its source folder with nbgrader, and prove
+it clean.
 
-``release/<assignment>/`` is committed so that a course can pick the assignment up
-without running anything. It must always be exactly what ``nbgrader
-generate_assignment`` makes of ``source/<assignment>/`` (no drift) and must hold
-nothing from the trusted side: no solution code, no hidden tests, no reference to the
-assignment's reference package (when it lives outside the bundle) or ``autograder/``,
-and a ``requirements.txt`` that installs neither nbgrader nor this repository.
-``--check`` verifies both without writing. Works from a checkout
-(``autograder.authoring.checkout``).
+The release goes to the bundle's ``release`` folder (its spec's: by default ``release/``
+inside the bundle, wherever it lives; a packaged bundle may name its checkout's committed
+``release/<assignment>/``), or to ``--out DIR``, and is kept so that a course can pick the
+assignment up without running anything. It must always be exactly what ``nbgrader
+generate_assignment`` makes of the source folder (no drift) and must hold nothing from the
+trusted side: no solution code, no hidden tests, no reference to the assignment's
+reference package (when it lives outside the bundle) or ``autograder/``, and a
+``requirements.txt`` that installs neither nbgrader nor this repository. ``--check``
+verifies both without writing. nbgrader runs in a temporary course root of its own, so
+nothing is written anywhere else (``autograder.authoring.authored`` says which bundle).
 """
 
 from __future__ import annotations
@@ -23,10 +26,10 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder.assignments.bundle import CHECKS, DATA
 from autograder.authoring import student_env
-from autograder.authoring.checkout import add_authoring_arguments, authoring_assignment
+from autograder.authoring.authored import add_authoring_arguments, authoring_assignment
 from autograder.batch.course import GRADEBOOK_DB, Course
-from autograder.spec import REPO
 
 if TYPE_CHECKING:
     from autograder.assignments.bundle import Assignment
@@ -52,8 +55,18 @@ def forbidden(assignment: Assignment) -> dict[str, str]:
             **ENGINE}
 
 
+# The temporary course root's nbgrader configuration: nothing but the root and what is
+# never released (an evidence file an instructor's run left is left out when copying).
+NBGRADER_CONFIG = """\
+c = get_config()  # noqa: F821
+c.CourseDirectory.root = {root!r}
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".*"]
+"""
+
+
 class ReleaseError(RuntimeError):
-    """nbgrader could not generate the release; the message holds its log."""
+    """nbgrader could not generate the release (the message holds its log), or the folder to
+    write it into holds something else (one line)."""
 
 
 def nbgrader_env() -> dict[str, str]:
@@ -73,7 +86,8 @@ def generate_into(workdir: Path, assignment: Assignment) -> Path:
     ignored = [assignment.evidence_file] if assignment.evidence_file else []
     shutil.copytree(assignment.source_dir, course.source_dir,
                     ignore=shutil.ignore_patterns(*ignored))
-    shutil.copy(REPO / "nbgrader_config.py", workdir / "nbgrader_config.py")
+    (workdir / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(root=str(workdir)),
+                                               encoding="utf-8")
     command = [
         sys.executable,
         "-m",
@@ -170,24 +184,51 @@ def stale_release_message(release_dir: Path, missing: list[str]) -> str:
             "version they were released with, or release the current notebook to them first")
 
 
+def fix_command(assignment: Assignment) -> str:
+    """The command that regenerates the release, as the drift lines print it."""
+    return f"run `python -m autograder generate-release {assignment.name}`"
+
+
 def check(assignment: Assignment, committed: Path | None = None) -> list[str]:
-    """Problems with the committed release (``release/<assignment>/`` by default): drift
-    from source/ and leaks (empty = good)."""
+    """Problems with the kept release (the bundle's ``release_dir`` by default): drift from
+    the source folder and leaks (empty = good)."""
     committed = committed or assignment.release_dir
     if not (committed / assignment.notebook).exists():
-        return [f"no committed release at {committed}: run `make release`"]
+        return [f"no release at {committed}: {fix_command(assignment)}"]
     with tempfile.TemporaryDirectory(prefix=f"{assignment.name}-release-") as tmp:
         generated = generate_into(Path(tmp), assignment)
-        problems = [f"{line} (run `make release`)" for line in differences(generated, committed)]
+        problems = [f"{line} ({fix_command(assignment)})"
+                    for line in differences(generated, committed)]
     return problems + leaks(committed, assignment)
 
 
+def require_replaceable(target: Path, assignment: Assignment) -> None:
+    """``ReleaseError`` (one line) unless ``target`` may be replaced by a release: missing,
+    empty, or an earlier release (it holds the notebook); never a folder holding the bundle,
+    the source folder or a folder in it, nor the bundle's data/ or checks/."""
+    target, bundle, source = target.resolve(), assignment.root.resolve(), assignment.source_dir
+    if bundle.is_relative_to(target) or target in (bundle / DATA, bundle / CHECKS):
+        held = f"is or holds the bundle's files ({bundle})"
+    elif source.is_relative_to(target) or target.is_relative_to(source):
+        held = f"is in or around the source folder {source}"
+    elif target.is_file() or (target.is_dir() and any(target.iterdir())
+                              and not (target / assignment.notebook).is_file()):
+        held = f"holds other files and no {assignment.notebook} of an earlier release"
+    else:
+        return
+    raise ReleaseError(f"cannot write the release into {target}: it {held}; name a folder "
+                       "of its own (--out DIR, or `release = \"...\"` in the bundle's spec)")
+
+
 def regenerate(assignment: Assignment, committed: Path | None = None) -> list[str]:
-    """Replace the committed release with a fresh one; returns the files that changed."""
+    """Replace the kept release (the bundle's ``release_dir`` by default) with a fresh one;
+    returns the files that changed."""
     committed = committed or assignment.release_dir
+    require_replaceable(committed, assignment)
     with tempfile.TemporaryDirectory(prefix=f"{assignment.name}-release-") as tmp:
         generated = generate_into(Path(tmp), assignment)
-        changed = differences(generated, committed) if committed.exists() else ["(new release)"]
+        changed = (differences(generated, committed) if committed.is_dir()
+                   else ["(new release)"])
         if changed:
             shutil.rmtree(committed, ignore_errors=True)
             shutil.copytree(generated, committed)
@@ -199,25 +240,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--check",
         action="store_true",
-        help="do not write; exit 1 if release/ is stale or leaks trusted material",
+        help="do not write; exit 1 if the release is stale or leaks trusted material",
     )
+    parser.add_argument(
+        "--out", type=Path, metavar="DIR",
+        help="the release's folder (default: the bundle's, its spec's `release`: "
+             "release/ inside the bundle unless the spec names another)")
 
 
 def run(args: argparse.Namespace) -> int:
     from autograder.grading.runner import require_consistent_spec
 
-    assignment = authoring_assignment(args)  # one line if unknown or not in this checkout
+    assignment = authoring_assignment(args)  # one line if unknown or without a source folder
     require_consistent_spec(assignment)  # nothing is released with points the grader would refuse
-    where = f"release/{assignment.name}"
+    where = (args.out or assignment.release_dir).resolve()
     try:
         if args.check:
-            problems = check(assignment)
+            problems = check(assignment, where)
         else:
-            changed = regenerate(assignment)
+            changed = regenerate(assignment, where)
             print(f"{where}: " + ("; ".join(changed) if changed else "already current"))
-            problems = leaks(assignment.release_dir, assignment)
+            problems = leaks(where, assignment)
     except ReleaseError as error:
-        print(error, file=sys.stderr)
+        print(f"error: {error}" if "\n" not in str(error) else error, file=sys.stderr)
         return 2
     for line in problems:
         print(line)

@@ -3,9 +3,9 @@
 A student installs what the notebook needs from the release folder alone, never from
 this repository: it holds the solutions and the hidden checks, and ``pip install -e .``
 would also bring nbgrader's instructor extensions (the "Create Assignment" sidebar,
-Formgrader) into the student's JupyterLab. The file lives in ``source/<assignment>/``,
-so ``nbgrader generate_assignment`` copies it into the release and ``cohort release``
-into the exchange, like the evidence schema.
+Formgrader) into the student's JupyterLab. The file lives in the assignment's source
+folder (beside the source notebook), so ``nbgrader generate_assignment`` copies it into
+the release and ``cohort release`` into the exchange, like the evidence schema.
 
 What it pins, and from where (``pyproject.toml`` stays the single source of truth):
 

@@ -1,14 +1,15 @@
 """Copy the reference solution and the spec's points into the source notebook (instructors).
 
 An assignment's reference (its spec's ``reference``) is the single source of truth for
-code, its spec (the bundle's ``assignment.toml``) for points. The source notebook
-(``source/<assignment>/``) holds a copy of each reference function in the solution cell
-whose ``grade_id`` is the function's name, the locked cells the bundle's optional
-``authoring.py`` names (``locked_cells()``: grade_id -> exact text, e.g. a helper copied
-from the reference), and each part's points on its grade cell (nbgrader needs them
-there). This command rewrites those cells, copies the evidence schema next to the
-notebook when the assignment has one (students validate against it) and writes the
-student's ``requirements.txt`` there from pyproject.toml's pins
+code, its spec (the bundle's ``assignment.toml``) for points. The source notebook (in the
+bundle's source folder: the spec's ``source``, by default its ``source/``) holds a copy
+of each reference function in the solution cell whose ``grade_id`` is the function's
+name, the locked cells the bundle's optional ``authoring.py`` names (``locked_cells()``:
+grade_id -> exact text, e.g. a helper copied from the reference), and each part's points
+on its grade cell (nbgrader needs them there). This command rewrites those cells, copies
+the evidence schema (the bundle's ``data/`` copy) next to the notebook when the
+assignment has one (students validate against it) and writes the student's
+``requirements.txt`` there from pyproject.toml's pins
 (``autograder.authoring.student_env``); ``--check`` only reports drift (exit 1), which
 is what the test suite does.
 """
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from autograder.assignments import hook_modules
 from autograder.authoring import student_env
-from autograder.authoring.checkout import add_authoring_arguments, authoring_assignment
+from autograder.authoring.authored import add_authoring_arguments, authoring_assignment
 
 if TYPE_CHECKING:  # nbformat costs ~1 s to import; only the commands below need it
     import nbformat
@@ -58,14 +59,14 @@ def expected_sources(assignment: Assignment) -> dict[str, str]:
 
 
 def schema_drift(assignment: Assignment, shipped: Path | None = None) -> list[str]:
-    """Whether the schema shipped next to the notebook is exactly schemas/'s (nothing to
-    compare for an assignment without an evidence file)."""
+    """Whether the schema shipped next to the notebook is exactly the bundle's (its data/
+    copy; nothing to compare for an assignment without an evidence file)."""
     if not assignment.spec.schema:
         return []
     shipped = shipped or assignment.shipped_schema
     if not shipped.exists() or shipped.read_bytes() != assignment.schema_path.read_bytes():
-        return [f"{shipped.name} next to the notebook differs from schemas/ "
-                f"({fix_command(assignment)})"]
+        return [f"{shipped.name} next to the notebook differs from the bundle's "
+                f"{assignment.schema_path} ({fix_command(assignment)})"]
     return []
 
 
@@ -131,7 +132,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--notebook",
         type=Path,
-        help="source notebook to update (default: the assignment's in source/<assignment>/)",
+        help="source notebook to update (default: the one in the bundle's source folder)",
     )
     parser.add_argument(
         "--check", action="store_true", help="only report drift; exit 1 if any cell differs"
@@ -143,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
 
     from autograder.grading.runner import require_consistent_spec
 
-    assignment = authoring_assignment(args)  # one line if unknown or not in this checkout
+    assignment = authoring_assignment(args)  # one line if unknown or without a source folder
     require_consistent_spec(assignment)  # before a point is copied (one line: autograder.cli)
     path = args.notebook or assignment.source_notebook
     notebook = nbformat.read(path, as_version=4)

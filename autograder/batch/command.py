@@ -20,7 +20,8 @@ travel with the tasks and results are written here, as with the pool.
 
 The root remembers its cohort and due date (course.json, written by `cohort release` or
 the first run given --due/--cohort); every later run in it uses them when not given, so a
-late submission stays late through --student and --force. --due replaces the remembered
+late submission stays late through --student and --force. It remembers the folder of a
+bundle given with --assignments too: later commands in the root need no --assignments. --due replaces the remembered
 date (and says so), --no-due clears it: then lateness is not judged (late = unknown).
 One run per course root at a time: a second one refuses with one line.
 
@@ -48,7 +49,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 # Only what parsing the command line and launching the zygote need: the grader (engine,
 # checks, torch, nbgrader) is imported in ``run`` once the zygote is warming up beside it.
-from autograder.assignments import Assignment
+from autograder.assignments import Assignment, remembered
 from autograder.assignments.arguments import add_assignment_arguments, assignment_in_root
 from autograder.batch.cluster.choice import SLURM, ClusterError, parse_cluster
 from autograder.batch.course import SUBMITTED, Course
@@ -304,7 +305,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def chosen_assignment(args: argparse.Namespace) -> Assignment:
     """The assignment ``args`` name, or the course root's one; none or several, or an unknown
     name, is one line naming the choices (a ``SpecError``: exit 2 from autograder.cli)."""
-    return assignment_in_root(args, args.root.resolve())
+    return assignment_in_root(args, args.root.resolve(), remember=False)  # by _grade
 
 
 def _publish(course: Course, assignment: Assignment) -> str:
@@ -476,8 +477,9 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
             set_due=args.due is not None or args.no_due, set_cohort=args.cohort is not None,
             late_policy=args.late_policy, extensions=dict(args.extension),
             version_rule=args.version_rule)
-        for line in changes:
-            print(line, flush=True)
+        for line in [*changes, remembered.remember(course.root, assignment)]:
+            if line:
+                print(line, flush=True)
         options = replace(options, cohort=settings.cohort, due=settings.due,
                           late_policy=settings.late_policy, extensions=settings.extensions,
                           version_rule=settings.version_rule)

@@ -5,9 +5,13 @@ A due date given on one command line only would be lost at the next run in the s
 "on time". So the first run given them (``cohort release``, ``cohort grade``, ``autograde
 --due/--cohort``) writes them here, per assignment, and every later run in the root uses them
 when not given. ``--due`` given explicitly replaces the stored date and says so;
-``--no-due`` clears it. The file is small JSON a TA may read or edit::
+``--no-due`` clears it. It also keeps where an assignment's bundle lives when it is not
+the package's (``bundle``: the folder a command was given with ``--assignments``), so later
+commands in the root find it without being told again. The file is small JSON a TA may
+read or edit::
 
-    {"hw3": {"cohort": "demo-2026", "due": "2026-12-14 23:59:00 UTC"}}
+    {"hw3": {"cohort": "demo-2026", "due": "2026-12-14 23:59:00 UTC",
+             "bundle": "/home/ta/course/bundles/hw3"}}
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ COURSE_JSON = "course.json"
 # What other commands keep under an assignment in course.json (``save`` leaves it as it is):
 # the LMS files' settings `cohort export` used, so every later command can refresh them.
 LMS = "lms"
-KEPT_BY_OTHERS = (LMS,)
+# Where the assignment's bundle lives (``remember_bundle``), when it is not the package's.
+BUNDLE = "bundle"
+KEPT_BY_OTHERS = (LMS, BUNDLE)
 
 
 class RootSettingsError(ValueError):
@@ -208,3 +214,28 @@ def remember_lms(root: Path, assignment: str, settings: dict) -> None:
         return
     data[assignment] = {**entry, LMS: settings}
     write_atomically(path(root), json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def remembered_bundle(root: Path, assignment: str) -> Path | None:
+    """The folder of ``assignment``'s bundle that ``root`` remembers (``remember_bundle``),
+    or None; ``RootSettingsError`` for a course.json that cannot be read."""
+    entry = _read_all(root).get(assignment)
+    found = entry.get(BUNDLE) if isinstance(entry, dict) else None
+    if found is not None and (not isinstance(found, str) or not found.strip()):
+        raise RootSettingsError(f"{path(root)}: {assignment!r}'s bundle {found!r} is not a "
+                                "folder's path: fix or remove it, then give --assignments DIR")
+    return Path(found) if found else None
+
+
+def remember_bundle(root: Path, assignment: str, folder: Path) -> bool:
+    """Keep ``folder`` (absolute) as where ``assignment``'s bundle lives; returns whether
+    course.json changed."""
+    from autograder.results.result import write_atomically
+
+    data = _read_all(root)
+    entry = data.get(assignment) if isinstance(data.get(assignment), dict) else {}
+    if entry.get(BUNDLE) == str(folder):
+        return False
+    data[assignment] = {**entry, BUNDLE: str(folder)}
+    write_atomically(path(root), json.dumps(data, indent=2, sort_keys=True) + "\n")
+    return True

@@ -13,6 +13,7 @@ command reports as one line (``autograder.cli``).
 
 from __future__ import annotations
 
+import posixpath
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -26,9 +27,13 @@ MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 SPEC_FILE = "assignment.toml"
 """A bundle's spec, at the top of its folder."""
 TOP_LEVEL_KEYS = ("name", "notebook", "grade_cell_prefix", "total")
+LOCATION_KEYS = ("source", "release")
+"""Where the bundle's authoring folders are (``source``: the nbgrader source notebook,
+``release``: what ``generate-release`` writes), relative to the bundle: they decide no grade,
+so the grading key leaves them out (``autograder.assignments.grading_key``)."""
 REPO = Path(__file__).resolve().parents[2]
-"""The repository checkout this package runs from (source/, release/, schemas/); in an
-installed package, site-packages, where none of those exist: the grader never reads them."""
+"""The repository checkout this package runs from (its pyproject.toml, cohorts.toml); in an
+installed package, site-packages. Bundles name their own source and release folders."""
 
 
 class SpecError(ValueError):
@@ -64,6 +69,8 @@ class AssignmentSpec:
     reference: str = "reference"  # the reference: a module or package in the bundle, or importable
     preload: tuple[str, ...] = ()  # modules the sandbox imports once, before forking workers
     building_blocks: tuple[str, ...] = ()  # functions other parts call: a hang is charged once
+    source: str = "source"  # the source notebook's folder, relative to the bundle
+    release: str = "release"  # where generate-release writes the release, relative to the bundle
 
     # ------------------------------------------------------------ parts and points
 
@@ -197,6 +204,7 @@ def parse_spec(text: str) -> AssignmentSpec:
     clash = (run & skip) | ((run | skip) & grade_cells)
     if clash:
         raise SpecError(f"cells listed with two roles: {sorted(clash)}")
+    locations = _locations(data)
     total = data["total"]
     if sum(part.points for part in parts) != total:
         raise SpecError(f"the parts add up to {sum(part.points for part in parts)} points, "
@@ -213,7 +221,27 @@ def parse_spec(text: str) -> AssignmentSpec:
         reference=str(data.get("reference", "reference")),
         preload=tuple(str(name) for name in data.get("preload", ())),
         building_blocks=blocks,
+        **locations,
     )
+
+
+def _locations(data: dict) -> dict[str, str]:
+    """The spec's ``source`` and ``release`` folders (the defaults where unset): each a
+    non-empty relative path, neither the bundle itself nor the other one."""
+    found = {}
+    for key in LOCATION_KEYS:
+        value = data.get(key, key)
+        if not isinstance(value, str) or not value.strip():
+            raise SpecError(f"{key} must be a folder's path relative to the bundle, "
+                            f"got {value!r}")
+        if posixpath.normpath(value.strip()) == ".":
+            raise SpecError(f"{key} = {value!r} is the bundle's own folder: name a folder "
+                            f"inside or beside it (default {key!r})")
+        found[key] = value.strip()
+    if posixpath.normpath(found["source"]) == posixpath.normpath(found["release"]):
+        raise SpecError(f"source and release are the same folder ({found['source']!r}): "
+                        "generating the release would replace the source notebook")
+    return found
 
 
 def load_spec(path: Path) -> AssignmentSpec:

@@ -83,11 +83,11 @@ class Cohort:
                                MoodleDownload(None, self.moodle.identifier))
 
     def bundle(self) -> Assignment:
-        """The assignment this cohort is given (``UnknownAssignment``: one line naming those
-        there are)."""
-        from autograder.assignments import load_assignment
+        """The assignment this cohort is given: from its folders, else where its course root
+        remembers the bundle (``UnknownAssignment``, ``BundleGone``: one line)."""
+        from autograder.assignments.remembered import load_in_root
 
-        return load_assignment(self.assignment, self.assignment_folders)
+        return load_in_root(self.root, self.assignment, self.assignment_folders)
 
     def due_text(self) -> str:
         """The due date with its zone: '2026-12-14 23:59 UTC', or as written and in UTC

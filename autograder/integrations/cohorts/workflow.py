@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder.assignments import remembered
 from autograder.authoring import release as repo_release
 from autograder.batch import versions
 from autograder.batch.course import SUBMITTED, Course
@@ -29,9 +30,10 @@ from autograder.integrations.cohorts import archives as lms_archives
 from autograder.integrations.cohorts.config import Cohort
 from autograder.publish.export import ExportError, ExportFiles, export_root
 from autograder.publish.views import publish
+from autograder.spec import SPEC_FILE
 
 if TYPE_CHECKING:
-    pass
+    from autograder.assignments import Assignment
 
 NBGRADER_CONFIG = '''\
 # Written by `python -m autograder cohort release`; edit cohorts.toml instead.
@@ -106,10 +108,22 @@ def nbgrader(cohort: Cohort, *args: str) -> str:
     return log
 
 
+def require_source(assignment: Assignment) -> None:
+    """``WorkflowError`` (one line) unless the bundle's source notebook is there: nbgrader
+    generates the cohort's release from it."""
+    if not assignment.source_notebook.is_file():
+        raise WorkflowError(
+            f"assignment {assignment.name} has no source notebook {assignment.source_notebook}: "
+            "a cohort's release is generated from it; put it in the bundle's source folder, or "
+            f"name that folder with `source = \"...\"` in {assignment.root / SPEC_FILE}")
+
+
 def prepare_root(cohort: Cohort) -> None:
-    """The cohort's course root: config, and source/ = the repository's, plus the file that
-    names the cohort when the assignment's notebook reads one (its spec's ``cohort_file``)."""
+    """The cohort's course root: config, and source/ = the bundle's source folder, plus the
+    file that names the cohort when the assignment's notebook reads one (its spec's
+    ``cohort_file``)."""
     assignment = cohort.bundle()
+    require_source(assignment)
     _make_dir(cohort.root, "course root")
     _make_dir(cohort.exchange, "exchange")
     (cohort.root / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(
@@ -135,8 +149,9 @@ def prepare_root(cohort: Cohort) -> None:
 
 
 def release(cohort: Cohort) -> list[str]:
-    """Regenerate the repository's release if stale, then generate the cohort's copy
-    (with the file that names its cohort) and release it to the exchange with the due date."""
+    """Regenerate the bundle's release if stale (where its spec keeps it: beside a bundle
+    kept anywhere), then generate the cohort's copy (with the file that names its cohort)
+    in the cohort's root and release it to the exchange with the due date."""
     _make_dir(cohort.root, "course root")  # a wrong path fails now, not after nbgrader ran
     _make_dir(cohort.exchange, "exchange")
     assignment = cohort.bundle()
@@ -147,10 +162,15 @@ def release(cohort: Cohort) -> list[str]:
             "assignment in it now (its grades would lose their cells); give cohort "
             f"{cohort.name} a course root of its own (courses_root in cohorts.toml), or keep "
             "grading that root with `autograde --root` and `export --root`")
+    require_source(assignment)
     steps = []
-    if repo_release.check(assignment):
-        steps.append("release/ was stale: regenerated from source/ (" +
-                     "; ".join(repo_release.regenerate(assignment)) + ")")
+    try:
+        if repo_release.check(assignment):
+            changed = repo_release.regenerate(assignment)
+            steps.append(f"the release {assignment.release_dir} was stale: regenerated from "
+                         f"{assignment.source_dir} (" + "; ".join(changed) + ")")
+    except repo_release.ReleaseError as error:
+        raise WorkflowError(str(error)) from None
     prepare_root(cohort)
     steps += remember_settings(cohort)
     nbgrader(cohort, "generate_assignment", cohort.assignment, "--force")
@@ -404,14 +424,18 @@ def collect(cohort: Cohort, archives: list[Path] | None = None,
 def remember_settings(cohort: Cohort) -> list[str]:
     """Write the cohort's name and due date (cohorts.toml's) into its root's course.json, so
     a plain ``autograde`` there (the TA's command, ``--student``) judges lateness as
-    ``cohort grade`` does; one line per change. ``WorkflowError`` for a damaged file."""
+    ``cohort grade`` does, and where its bundle lives when it is not the package's, so
+    ``autograde``, ``review`` or ``export --root`` there find it; one line per change.
+    ``WorkflowError`` for a damaged file."""
     try:
-        return remember(cohort.root, cohort.assignment, cohort=cohort.name, due=cohort.due,
-                        set_due=True, set_cohort=True, late_policy=cohort.late_policy,
-                        extensions=dict(cohort.extensions), replace_extensions=True,
-                        version_rule=cohort.version_rule)[1]
+        lines = remember(cohort.root, cohort.assignment, cohort=cohort.name, due=cohort.due,
+                         set_due=True, set_cohort=True, late_policy=cohort.late_policy,
+                         extensions=dict(cohort.extensions), replace_extensions=True,
+                         version_rule=cohort.version_rule)[1]
     except RootSettingsError as error:
         raise WorkflowError(str(error)) from None
+    where = remembered.remember(cohort.root, cohort.bundle())
+    return lines + ([where] if where else [])
 
 
 def grade(cohort: Cohort, options: BatchOptions | None = None,

@@ -8,7 +8,8 @@ show: plain data, ``zip_config``; its
 run_autograder passes it to ``run-autograder --config``), and the grader's own code: the
 engine (the ``autograder`` package without the bundles of other assignments), the one
 assignment's bundle (in ``autograder/bundles/`` when it is the package's, else in
-``assignments/``) and its reference when that lives outside the bundle (its package).
+``assignments/``; without the source notebook and the release a bundle may keep inside,
+which grading never reads) and its reference when that lives outside the bundle (its package).
 Nothing else: no course (submissions, gradebook, cohorts), no tests, no virtual
 environment, no git history. Entries are sorted and dated 1980-01-01, so the same tree
 always gives the same zip.
@@ -138,7 +139,10 @@ def package_files(assignment: Assignment) -> Iterator[tuple[Path, str]]:
     yield from _engine_files()
     packaged = assignment.origin == "package"
     where = f"{ENGINE.name}/{BUNDLES.name}" if packaged else FOLDER_BUNDLES
-    yield from _tree(assignment.root, f"{where}/{assignment.name}", None)
+    authoring = (assignment.source_dir, assignment.release_dir)
+    yield from ((path, name) for path, name in _tree(assignment.root, f"{where}/{assignment.name}",
+                                                     None)
+                if not any(path.is_relative_to(folder) for folder in authoring))
     reference = reference_outside(assignment)
     if reference is not None:
         yield from _tree(reference, reference.name, PACKAGE_SUFFIXES)

@@ -19,9 +19,11 @@ FORGED = CORRECT.replace("len(values)", "(len(values) - 1)")  # the file's numbe
 KINDS = {"correct": {}, "forged": {"forged": True}, "blank": {"limitation": PLACEHOLDER}}
 
 
-def write_submission(folder: Path, *, forged: bool = False, limitation: str = LIMITATION) -> Path:
-    """``folder/averages.ipynb`` and ``folder/averages_evidence.json``; returns the folder."""
-    notebook = nbformat.read(NOTEBOOK, as_version=4)
+def write_submission(folder: Path, *, forged: bool = False, limitation: str = LIMITATION,
+                     release: Path = NOTEBOOK) -> Path:
+    """``folder/averages.ipynb`` and ``folder/averages_evidence.json``, filled in from the
+    notebook the student was given (``release``); returns the folder."""
+    notebook = nbformat.read(release, as_version=4)
     for cell in notebook.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if grade_id == "mean":
