@@ -18,10 +18,9 @@ import pytest
 from autograder.batch.course import FEEDBACK_HTML, Course
 from autograder.batch.engine import BatchOptions, grade_course
 from autograder.bundles.h2_attention.samples import DEMO_DUE, VARIANTS, build_submission, on_time
-from autograder.results.feedback_page import course_id
+from autograder.results.feedback_page import course_name
 from autograder.results.result import SubmissionResult
 from autograder.sandbox.limits import Limits
-from autograder.spec import REPO
 from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
@@ -83,7 +82,7 @@ def test_a_students_feedback_page_in_chromium(browser, graded_course):
 
     assert page.console_errors == []
     header = page.find("header").text
-    for fact in (course_id(REPO), COHORT, SPEC.name, STUDENT, result.graded_on):
+    for fact in (course_name(root, SPEC.name), COHORT, SPEC.name, STUDENT, result.graded_on):
         assert fact and fact in header, (fact, header)
     rows = page.find_all("tr[id^='part-']")
     assert [row.get_attribute("id") for row in rows] == [f"part-{p}" for p in SPEC.part_points]
