@@ -287,7 +287,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--course-name", type=course_name, metavar="NAME",
         help="the course's name, as every student's feedback page says it (remembered in the "
         "root's course.json; default: the remembered one, else the course id of the root's "
-        "nbgrader_config.py, else the root folder's name)")
+        "nbgrader_config.py, else none)")
     due = parser.add_mutually_exclusive_group()
     due.add_argument(
         "--due",

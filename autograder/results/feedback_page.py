@@ -88,14 +88,16 @@ def course_id(root: Path) -> str:
 def course_name(root: Path, assignment: str) -> str:
     """The course a root's pages name: the name a TA gave it (``autograde --course-name``,
     remembered in the root's course.json), else its nbgrader course id (``course_id``), else
-    the root folder's name. Never the grader's own project or checkout: they name no course."""
+    none ("": the page says "—"). Never the grader's own project or checkout, which name no
+    course, nor the root folder's name: a page does not depend on where its root lives (a
+    copied or moved root renders the same pages)."""
     from autograder.batch import root_settings
 
     try:
         remembered = root_settings.load(root, assignment).course
     except root_settings.RootSettingsError:
         remembered = None  # the grading command that read it has said what is wrong
-    return remembered or course_id(root) or root.name
+    return remembered or course_id(root)
 
 
 def course_root(page: Path) -> Path | None:
