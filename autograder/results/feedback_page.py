@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 import jinja2
 from markupsafe import Markup
 
+from autograder.batch import root_settings
 from autograder.batch.course import AUTOGRADED, course_root_of
 from autograder.results.message import Message
 from autograder.results.result import (
@@ -91,8 +92,6 @@ def course_name(root: Path, assignment: str) -> str:
     none ("": the page says "—"). Never the grader's own project or checkout, which name no
     course, nor the root folder's name: a page does not depend on where its root lives (a
     copied or moved root renders the same pages)."""
-    from autograder.batch import root_settings
-
     try:
         remembered = root_settings.load(root, assignment).course
     except root_settings.RootSettingsError:
