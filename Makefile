@@ -13,6 +13,9 @@ DEMO_COHORT := demo-2026
 # The demo is H2's (autograder/bundles/h2_attention). Its due date: the bundle's
 # samples.DEMO_DUE (a test checks they agree); one submission is late.
 DEMO_DUE := 2026-12-14 23:59:00 UTC
+# The course its pages name: this repository's (the course id its nbgrader_config.py gives
+# nbgrader's own commands run from here), remembered in $(DEMO)/course.json.
+DEMO_COURSE := h2-attention
 
 ## demo: the main job: prove the release current and clean, build a sample cohort
 ## (correct, buggy, broken, hostile, late and near-copied submissions), grade it end to
@@ -21,9 +24,9 @@ demo: setup
 	$(PY) -m autograder sync-solutions h2_attention --check
 	$(PY) -m autograder generate-release h2_attention --check
 	$(PY) -m autograder.authoring.sample_cohort h2_attention $(DEMO) --cohort $(DEMO_COHORT)
-	@# --cohort and --due are remembered in $(DEMO)/course.json: a later `autograde h2_attention
+	@# --cohort, --due and --course-name are remembered in $(DEMO)/course.json: a later `autograde h2_attention
 	@# --root course/demo` (plain, --student, --force) keeps the late student late.
-	$(PY) -m autograder autograde h2_attention --root $(DEMO) --force --cohort $(DEMO_COHORT) --due "$(DEMO_DUE)"
+	$(PY) -m autograder autograde h2_attention --root $(DEMO) --force --cohort $(DEMO_COHORT) --due "$(DEMO_DUE)" --course-name $(DEMO_COURSE)
 	$(PY) -m nbgrader export --CourseDirectory.root=$(DEMO) --to $(DEMO)/nbgrader-export.csv --log-level=WARN
 	$(PY) -m autograder report h2_attention --root $(DEMO) --cohort $(DEMO_COHORT)
 	@echo "open $(DEMO)/report/report.html, $(DEMO)/grades.csv and $(DEMO)/autograded/<student>/h2_attention/feedback.html"

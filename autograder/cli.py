@@ -119,8 +119,8 @@ class Parser(argparse.ArgumentParser):
 
 
 def program_name() -> str:
-    """How the user started us, for usage lines: ``h2-grader`` (the installed script) or
-    ``python -m autograder``."""
+    """How the user started us, for usage lines: the installed script's name (whichever of
+    its names was run) or ``python -m autograder``."""
     invoked = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
     if invoked and invoked not in ("__main__.py", "-c", "-m") and not invoked.startswith("python"):
         return invoked

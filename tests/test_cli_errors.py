@@ -239,13 +239,14 @@ def test_the_installed_script_names_itself_in_its_usage():
 
 def test_autograde_help_lists_every_limit_the_ta_guide_names():
     """Issue 37: the TA guide said `--help` lists 64 MiB of scratch disk and 64 processes."""
-    from autograder.sandbox.limits import Limits
+    from autograder.sandbox.limits import BASE_MEMORY_MB, PRELOAD_MEMORY_MB, Limits
 
     shown = " ".join(autograde("--help").stdout.split())
     limits = Limits()
     for words in (f"{limits.file_mb} MiB of scratch disk", f"{limits.nproc} processes",
                   f"default: {limits.cell_timeout:g}", f"default: {limits.call_timeout:g}",
-                  f"default: {limits.memory_mb}"):
+                  f"default: {BASE_MEMORY_MB}, {PRELOAD_MEMORY_MB['torch']} more where the "
+                  "assignment preloads torch"):
         assert words in shown, words
     guide = " ".join((REPO / "docs" / "ta-guide.md").read_text(encoding="utf-8").split())
     assert (f"{limits.file_mb} MiB of scratch disk, {limits.nproc} processes" in guide

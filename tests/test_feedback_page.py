@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import html
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
 
+from autograder.batch import root_settings
 from autograder.bundles.h2_attention.evidence_parts import CARRIED_NOTE
 from autograder.grading.carried_forward import carried_note
 from autograder.results import feedback_page, migrate
@@ -24,6 +26,7 @@ from autograder.results.result import (
     SubmissionResult,
 )
 from autograder.spec import REPO
+from tests.bundles import students as vectors
 from tests.support.h2 import SPEC
 
 TAGS = re.compile(r"<[^>]+>")
@@ -123,6 +126,12 @@ def test_the_header_names_course_cohort_assignment_and_grading_date():
         assert fact in header, fact
 
 
+def course_on(page: Path) -> str:
+    """What the page's header says the course is."""
+    header = page.read_text().split("</header>")[0]
+    return re.search(r"<dt>Course</dt><dd>(.*?)</dd>", header)[1]
+
+
 def test_the_course_is_the_roots_nbgrader_course_id(tmp_path):
     root = tmp_path / "course"
     root.mkdir()
@@ -130,11 +139,50 @@ def test_the_course_is_the_roots_nbgrader_course_id(tmp_path):
         "c = get_config()\nc.CourseDirectory.course_id = 'dl-2026-fall-b'\n")
     page_path = root / "autograded" / "s042" / SPEC.name / "feedback.html"
     feedback_page.save(result(), page_path, SPEC)
-    assert "dl-2026-fall-b" in page_path.read_text().split("</header>")[0]
-    # A root without its own nbgrader config: the repository's course id (``make demo``).
-    other = tmp_path / "other" / "autograded" / "s042" / SPEC.name / "feedback.html"
+    assert course_on(page_path) == "dl-2026-fall-b"
+    # A name the TA gave (`autograde --course-name`, remembered in course.json) comes first.
+    root_settings.remember(root, SPEC.name, course="Deep Learning, fall 2026")
+    feedback_page.save(result(), page_path, SPEC)
+    assert course_on(page_path) == "Deep Learning, fall 2026"
+
+
+def test_without_a_course_id_no_course_is_named_never_the_graders(tmp_path):
+    """Issue 39: a root without a course id of its own read "Course: <the grader's project
+    name>", the first assignment's, whatever the assignment. Now it names none."""
+    other = tmp_path / "fall-2026" / "autograded" / "s042" / SPEC.name / "feedback.html"
     feedback_page.save(result(), other, SPEC)
-    assert feedback_page.course_id(REPO) in other.read_text().split("</header>")[0]
+    assert course_on(other) == "—"
+    (tmp_path / "fall-2026" / "nbgrader_config.py").write_text("c = get_config()\n")  # no id
+    feedback_page.save(result(), other, SPEC)
+    assert course_on(other) == "—"
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["name"]
+    assert project not in other.read_text()
+    # Outside a course root (Gradescope's results folder): no course is named.
+    loose = tmp_path / "results" / "feedback.html"
+    feedback_page.save(result(), loose, SPEC)
+    assert course_on(loose) == "—"
+
+
+HIDDEN_INPUTS_WORDS = "The hidden checks call your functions on their own inputs"
+
+
+def test_what_the_hidden_inputs_are_like_comes_from_the_bundle():
+    """Issue 39: every assignment's page said H2's "(batches, large scores, masks, other
+    shapes)". The words are the spec's ``hidden_inputs``; a bundle that says nothing gets a
+    sentence that names no input."""
+    assert SPEC.hidden_inputs == "batches, large scores, masks, other shapes"
+    footer = visible_text(feedback_page.render(result(), SPEC)).split(HIDDEN_INPUTS_WORDS)[1]
+    assert " ".join(footer.split()).startswith(
+        "(batches, large scores, masks, other shapes); the inputs themselves are not shown.")
+    other = vectors.assignment()
+    assert other.hidden_inputs == ""
+    page = feedback_page.render(SubmissionResult(
+        "s042", other.name, STATUS_GRADED,
+        parts=[PartResult(name, float(p), float(p)) for name, p in other.part_points.items()]),
+        other)
+    footer = visible_text(page).split(HIDDEN_INPUTS_WORDS)[1]
+    assert " ".join(footer.split()).startswith("; the inputs themselves are not shown.")
+    assert "masks" not in visible_text(page) and "batches" not in visible_text(page)
 
 
 def row_of(page: str, part: str) -> str:

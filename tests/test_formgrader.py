@@ -86,7 +86,7 @@ def test_the_graded_notebook_carries_our_points_and_nothing_the_student_wrote_re
         assert cell.source == locked[part.grade_cell].source  # the release's, as nbgrader does
         assert cell.metadata.nbgrader.points == part.points
         [output] = cell.outputs
-        assert output.text.startswith("h2-grader (sandboxed): "), output.text
+        assert output.text.startswith("autograder (sandboxed): "), output.text
         assert f"/{part.points:g} for {part.name}" in output.text.splitlines()[0]
     assert "provisional" in marked[-1].outputs[0].text  # the limitation waits for a person
     others = [cell for cell in graded.cells if cell.cell_type == "code" and cell not in marked]
@@ -172,6 +172,27 @@ def test_the_config_block_is_added_once_kept_beside_the_roots_own_and_upgraded(t
     text = config.read_text()
     assert text.count(formgrader.BEGIN) == 1 and "switched off" not in text
     assert text.endswith("# after\n") and "course_id = 'dl'" in text
+
+
+def test_a_block_under_the_old_markers_is_replaced_not_doubled(tmp_path):
+    """A root whose nbgrader_config.py a grader wrote before its names were neutral: its
+    block (old markers, old function name) is replaced in place by the current one."""
+    from autograder import legacy_names
+
+    old = (formgrader.block(SPEC.name).replace(formgrader.BEGIN, legacy_names.FORMGRADER_BEGIN)
+           .replace(formgrader.END, legacy_names.FORMGRADER_END)
+           .replace("_refuse_nbgrader_autograde", "_old_refuse_autograde"))
+    config = tmp_path / "nbgrader_config.py"
+    config.write_text("c = get_config()\nc.CourseDirectory.course_id = 'dl'\n\n" + old
+                      + "# after\n")
+    assert formgrader.install(tmp_path, SPEC.name)
+    text = config.read_text()
+    assert legacy_names.FORMGRADER_BEGIN not in text and legacy_names.FORMGRADER_END not in text
+    assert "_old_refuse_autograde" not in text
+    assert text.count(formgrader.BEGIN) == 1 and text.count("Autograde.exporter_class") == 1
+    assert text.startswith("c = get_config()\nc.CourseDirectory.course_id = 'dl'\n")
+    assert text.endswith("# after\n")
+    assert not formgrader.install(tmp_path, SPEC.name)
 
 
 def _refusing_exporter() -> type:

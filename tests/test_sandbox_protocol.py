@@ -14,11 +14,12 @@ import pytest
 
 from autograder.results.safe_text import csv_cell, quotes_inputs, safe_text, without_paths
 from autograder.sandbox.client import check_hello, check_reply, safe_error
-from autograder.sandbox.uids import UidLeaseError, lock_dir
+from autograder.sandbox.uids import LOCK_DIR_PREFIX, UidLeaseError, lock_dir
 from autograder.sandbox.zygote import Zygote, zygote_environment
 from autograder.untrusted import protocol
 from autograder.untrusted import zygote as untrusted_zygote
 from autograder.untrusted.errors import FAILURES, ErrorKind, StudentError
+from autograder.untrusted.isolation import WORKER_STDERR_ENV
 from autograder.untrusted.messages import (
     Call,
     ErrorRecord,
@@ -257,18 +258,18 @@ def test_the_lock_directory_must_be_private(tmp_path):
     assert good.is_dir() and (good.stat().st_mode & 0o777) == 0o700
     planted = tmp_path / "planted"
     planted.mkdir()
-    (planted / f"h2-grader-uids-{os.geteuid()}").symlink_to(tmp_path)
+    (planted / f"{LOCK_DIR_PREFIX}{os.geteuid()}").symlink_to(tmp_path)
     with pytest.raises(UidLeaseError, match="not a private directory"):
         lock_dir(planted)
     open_to_all = tmp_path / "open"
-    (open_to_all / f"h2-grader-uids-{os.geteuid()}").mkdir(parents=True)
-    (open_to_all / f"h2-grader-uids-{os.geteuid()}").chmod(0o777)
+    (open_to_all / f"{LOCK_DIR_PREFIX}{os.geteuid()}").mkdir(parents=True)
+    (open_to_all / f"{LOCK_DIR_PREFIX}{os.geteuid()}").chmod(0o777)
     with pytest.raises(UidLeaseError):
         lock_dir(open_to_all)
     if os.geteuid() == 0:
         foreign = tmp_path / "foreign"
-        (foreign / "h2-grader-uids-0").mkdir(parents=True)
-        os.chown(foreign / "h2-grader-uids-0", 65534, 65534)
+        (foreign / f"{LOCK_DIR_PREFIX}0").mkdir(parents=True)
+        os.chown(foreign / f"{LOCK_DIR_PREFIX}0", 65534, 65534)
         with pytest.raises(UidLeaseError):
             lock_dir(foreign)
 
@@ -279,6 +280,6 @@ def test_the_zygote_inherits_nothing_of_the_ta(monkeypatch):
     env = zygote_environment()
     assert "CANVAS_API_TOKEN" not in env and "NBGRADER_EXECUTION" not in env
     assert "secret-token" not in "".join(env.values())
-    assert set(env) <= {"PATH", "LANG", "LC_ALL", "PYTHONPATH", "H2_WORKER_STDERR",
+    assert set(env) <= {"PATH", "LANG", "LC_ALL", "PYTHONPATH", WORKER_STDERR_ENV,
                         "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                         "MPLBACKEND", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED"}

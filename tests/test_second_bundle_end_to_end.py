@@ -124,10 +124,12 @@ def test_autograde_gives_full_marks_and_charges_the_bug_to_its_own_part(course, 
         assert {test["tags"][0] for test in graded} == set(second.function_parts)
         failed = {test["tags"][0] for test in data["tests"] if test["status"] != "passed"}
         assert failed == {part for part, got in points.items() if got == 0}, student
-        # The course is this repository's (its nbgrader_config.py names it); the assignment's
-        # own words are the ones that must not leak from another assignment.
-        text = re.sub(r"<dt>course</dt><dd>[^<]*</dd>", "", page.decode("utf-8").casefold())
+        # The root names no course (no --course-name, no course id of its own): none, never the
+        # grader's project (issue 39: "Course: h2-attention"); no other assignment's words.
+        assert "<dt>Course</dt><dd>—</dd>" in page.decode("utf-8")
+        text = page.decode("utf-8").casefold()
         assert "attention" not in text and "evidence" not in text and "limitation" not in text
+        assert "masks" not in text  # H2's hidden inputs: its spec's, not every page's
     assert not (course / "autograded" / H2_STUDENT).exists()  # H2's student: not this run's
     rows = grades_file(out)
     assert {student: float(row["total"]) for student, row in rows.items()} == {

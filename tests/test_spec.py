@@ -143,3 +143,18 @@ def test_a_preload_that_would_reach_a_worker_wrongly_is_refused(preload, problem
     assert text != SPEC_TEXT
     with pytest.raises(SpecError, match=re.escape(problem)):
         parse_spec(text)
+
+
+@pytest.mark.parametrize("value", ["42", '"""two\nlines"""', f'"{"x" * 201}"', '["masks"]'])
+def test_hidden_inputs_must_be_one_short_line_of_text(value):
+    """``hidden_inputs`` is a phrase in every student's feedback page: one line of text."""
+    text = re.sub(r"^hidden_inputs = .*$", f"hidden_inputs = {value}", SPEC_TEXT, count=1,
+                  flags=re.M)
+    assert text != SPEC_TEXT
+    with pytest.raises(SpecError, match="hidden_inputs must be one line of text"):
+        parse_spec(text)
+
+
+def test_hidden_inputs_may_be_left_out():
+    text = re.sub(r"^hidden_inputs = .*\n", "", SPEC_TEXT, count=1, flags=re.M)
+    assert text != SPEC_TEXT and parse_spec(text).hidden_inputs == ""

@@ -2,12 +2,15 @@
 
 A saved result is reused while its submission and this key are unchanged. What
 goes in: the bundle's spec (parts, points, cells; not where its source and release
-folders are), its Python (hidden checks, hooks, reference) and the engine's grading
-logic that turns verdicts into points, the evidence schema's rules, and the versions
-of the libraries the checks compute with.
+folders are), its Python (hidden checks, hooks, reference) and the engine's grading logic
+that turns verdicts into points, the evidence schema's rules, and the versions of the
+libraries the checks compute with: the engine's own (NumPy, jsonschema) and each one the
+bundle preloads (a library a bundle does not preload, torch for one, is not in its key: a
+new torch regrades only the assignments whose students use it).
 Each bundle has its own key: editing one assignment never regrades another's cohorts. Code is hashed as its syntax tree without
 docstrings or comments, and the schema without its descriptions, so editing
-prose never regrades a cohort, while changing a point or a line of logic does.
+prose never regrades a cohort, while changing a point or a line of logic does (the spec's
+prose, ``hidden_inputs``, is left out too).
 The batch grader, the sandbox, the CLI and the report's template are left out:
 they do not decide a score.
 """
@@ -18,7 +21,9 @@ import ast
 import hashlib
 import json
 import platform
+import sys
 import tomllib
+from collections.abc import Iterable
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -34,9 +39,12 @@ NOT_GRADING = frozenset({"samples", "authoring.py", "__pycache__"})
 ENGINE = Path(__file__).resolve().parents[1]
 ENGINE_GRADING_CODE = ("grading",)
 """The engine's trees (relative to the package) whose Python turns verdicts into points."""
-PINNED_LIBRARIES = ("numpy", "torch", "jsonschema")
-"""Libraries the checks and the reference compute with; a new version may change a result."""
+ENGINE_LIBRARIES = ("numpy", "jsonschema")
+"""Libraries the engine computes with for every assignment (the checks' assertions, the
+evidence schema); a new version may change a result."""
 SCHEMA_PROSE = frozenset({"description", "title", "examples", "$comment"})
+SPEC_PROSE = frozenset({"hidden_inputs"})
+"""Spec keys that are words for students, not facts of grading."""
 
 
 def code_fingerprint(source: str) -> str:
@@ -73,10 +81,32 @@ def _library_version(name: str) -> str:
         return "absent"
 
 
+def libraries(preload: Iterable[str]) -> tuple[str, ...]:
+    """The distributions whose versions go into a key: the engine's own, then those of the
+    modules a bundle preloads (``numpy.random`` is numpy's; the standard library's are the
+    Python version's, hashed already), each once."""
+    installed = metadata.packages_distributions()
+    found = list(ENGINE_LIBRARIES)
+    for module in preload:
+        top = str(module).partition(".")[0]
+        if top in sys.stdlib_module_names:
+            continue
+        for name in installed.get(top, [top]):
+            if name not in found:
+                found.append(name)
+    return tuple(found)
+
+
 def grading_key(assignment: Assignment, engine: Path = ENGINE) -> str:
     """16 hex digits for ``assignment`` graded by the engine in ``engine`` (this package by
     default); see the module docstring."""
     return _key(assignment.root, _reference_root(assignment), assignment.spec.schema, engine)
+
+
+def key_inputs(assignment: Assignment, engine: Path = ENGINE) -> list[tuple[str, str]]:
+    """What ``grading_key`` hashes, as (label, text) pairs in order: to see why two keys
+    differ, or that a library is (or is not) in an assignment's key."""
+    return _inputs(assignment.root, _reference_root(assignment), assignment.spec.schema, engine)
 
 
 def _reference_root(assignment: Assignment) -> Path | None:
@@ -92,9 +122,17 @@ def _reference_root(assignment: Assignment) -> Path | None:
 @cache
 def _key(bundle: Path, reference: Path | None, schema_name: str, engine: Path) -> str:
     digest = hashlib.sha256()
+    for label, text in _inputs(bundle, reference, schema_name, engine):
+        digest.update(label.encode() + b"\0" + text.encode() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _inputs(bundle: Path, reference: Path | None, schema_name: str,
+            engine: Path) -> list[tuple[str, str]]:
+    inputs: list[tuple[str, str]] = []
 
     def add(label: str, text: str) -> None:
-        digest.update(label.encode() + b"\0" + text.encode() + b"\0")
+        inputs.append((label, text))
 
     def add_tree(label: str, top: Path) -> None:
         files = [top] if top.is_file() else sorted(top.rglob("*.py")) + sorted(top.rglob("*.ini"))
@@ -106,8 +144,9 @@ def _key(bundle: Path, reference: Path | None, schema_name: str, engine: Path) -
             add(name, code_fingerprint(text) if path.suffix == ".py" else text)
 
     spec = tomllib.loads((bundle / SPEC_FILE).read_text(encoding="utf-8"))
-    spec = {key: value for key, value in spec.items() if key not in LOCATION_KEYS}
-    add("spec", json.dumps(spec, sort_keys=True))
+    ignored = LOCATION_KEYS | SPEC_PROSE  # where folders are, and wording: not grades
+    add("spec", json.dumps({k: v for k, v in spec.items() if k not in ignored},
+                           sort_keys=True))
     add_tree("bundle", bundle)
     if reference is not None:
         add_tree("reference", reference)
@@ -118,6 +157,7 @@ def _key(bundle: Path, reference: Path | None, schema_name: str, engine: Path) -
         schema = json.loads((bundle / "data" / schema_name).read_text(encoding="utf-8"))
         add("schema", json.dumps(_without_prose(schema), sort_keys=True))
     add("python", ".".join(platform.python_version_tuple()[:2]))
-    for name in PINNED_LIBRARIES:
-        add(name, _library_version(name))
-    return digest.hexdigest()[:16]
+    preload = spec.get("preload", [])
+    for name in libraries(preload if isinstance(preload, list) else []):
+        add(f"library {name}", _library_version(name))
+    return inputs

@@ -40,7 +40,7 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
 from datetime import datetime
@@ -55,9 +55,9 @@ from autograder.batch.cluster.choice import SLURM, ClusterError, parse_cluster
 from autograder.batch.course import SUBMITTED, Course
 from autograder.batch.options import BatchOptions, launch_sandbox
 from autograder.batch.root_lock import RootBusy, hold
-from autograder.batch.root_settings import RootSettingsError, remember
+from autograder.batch.root_settings import RootSettingsError, course_name_problem, remember
 from autograder.batch.workdir import current_folder_problem
-from autograder.sandbox.limits import Limits
+from autograder.sandbox.limits import BASE_MEMORY_MB, PRELOAD_MEMORY_MB, Limits
 from autograder.sandbox.zygote import discard
 from autograder.spec import SpecError
 
@@ -112,6 +112,14 @@ def bounded(kind: type, low: float, *, inclusive: bool = True, unit: str = "",
     return parse
 
 
+def course_name(text: str) -> str:
+    """An argparse ``type``: a course's name, one line of text."""
+    problem = course_name_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text[:80]!r} {problem}")
+    return text.strip()
+
+
 def add_grading_options(parser: argparse.ArgumentParser) -> None:
     """The options of every command that grades a batch (``autograde``, ``cohort grade``):
     parallelism, re-grading, limits per submission and isolation. Read them with
@@ -160,13 +168,17 @@ def add_grading_options(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="seconds per call of a student function (default: %(default)s)",
     )
+    extra = ", ".join(f"{mb} more where the assignment preloads {name}"
+                      for name, mb in PRELOAD_MEMORY_MB.items())
     limits.add_argument(
         "--memory-mb",
         type=bounded(int, MIN_MEMORY_MB,
-                     why=": numpy and torch take about 600 MB before student code runs"),
-        default=default.memory_mb,
+                     why=": the interpreter and the assignment's libraries take hundreds of MB "
+                     "before student code runs"),
+        default=None,
         metavar="MB",
-        help=f"address space of the worker, at least {MIN_MEMORY_MB} (default: %(default)s)",
+        help=f"address space of the worker, at least {MIN_MEMORY_MB} (default: "
+        f"{BASE_MEMORY_MB}, {extra})",
     )
     isolation = parser.add_argument_group("isolation")
     isolation.add_argument(
@@ -272,6 +284,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--cohort", help="cohort the evidence inputs were derived from "
                         "(remembered in the root's course.json; default: the remembered one)")
+    parser.add_argument(
+        "--course-name", type=course_name, metavar="NAME",
+        help="the course's name, as every student's feedback page says it (remembered in the "
+        "root's course.json; default: the remembered one, else the course id of the root's "
+        "nbgrader_config.py, else none)")
     due = parser.add_mutually_exclusive_group()
     due.add_argument(
         "--due",
@@ -434,6 +451,7 @@ def _run(args: argparse.Namespace) -> int:
     except UsageError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    _require_dependencies(assignment.preload)  # torch, say: only an assignment's that preloads it
     course = Course(args.root.resolve(), assignment.name)
     with ExitStack() as held:
         if course.root.is_dir():  # else students_to_grade says what is wrong with it
@@ -445,13 +463,15 @@ def _run(args: argparse.Namespace) -> int:
         return _grade(args, course, assignment)
 
 
-def _require_dependencies() -> None:
-    """``ModuleNotFoundError`` for the first of the grader's libraries this Python lacks
-    (``autograder.cli`` turns it into one line on activating the environment), found without
-    importing them: the zygote must start before they are imported."""
+def _require_dependencies(modules: Sequence[str] = ("tqdm", "numpy", "nbgrader", "pytest",
+                                                     "jsonschema")) -> None:
+    """``ModuleNotFoundError`` for the first of ``modules`` (default: the grader's own
+    libraries; then the assignment's preloads) this Python lacks (``autograder.cli`` turns it
+    into one line on activating the environment), found without importing them: the zygote
+    must start before they are imported."""
     import importlib.util
 
-    for module in ("tqdm", "numpy", "torch", "nbgrader", "pytest", "jsonschema"):
+    for module in dict.fromkeys(name.partition(".")[0] for name in modules):
         if importlib.util.find_spec(module) is None:
             raise ModuleNotFoundError(f"No module named {module!r}", name=module)
 
@@ -476,7 +496,7 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
             course.root, course.assignment, cohort=args.cohort, due=args.due,
             set_due=args.due is not None or args.no_due, set_cohort=args.cohort is not None,
             late_policy=args.late_policy, extensions=dict(args.extension),
-            version_rule=args.version_rule)
+            version_rule=args.version_rule, course=args.course_name)
         for line in [*changes, remembered.remember(course.root, assignment)]:
             if line:
                 print(line, flush=True)

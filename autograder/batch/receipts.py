@@ -6,6 +6,9 @@ exchange's file system change times, or the LMS's time) in ``receipts/<assignmen
 at the course root: outside ``submitted/``, where the student's files land, and nothing
 nbgrader copies. Each receipt names the content it was made for (``content_hash``), so a
 submission changed afterwards no longer has one. The file is schema-checked when read.
+
+A file saved before the format was renamed (``autograder.legacy_names.RECEIPTS_FORMAT``)
+is read as it is; the next save writes the current name.
 """
 
 from __future__ import annotations
@@ -19,10 +22,12 @@ from pathlib import Path
 from jsonschema import Draft202012Validator
 
 from autograder.batch.course import parse_time
+from autograder.legacy_names import RECEIPTS_FORMAT as LEGACY_FORMAT
 from autograder.results.result import write_atomically
 
 RECEIPTS_DIR = "receipts"
-FORMAT = "h2-attention-receipts"
+FORMAT = "autograder-receipts"
+READ_FORMATS = (FORMAT, LEGACY_FORMAT)  # what load accepts; save writes FORMAT
 VERSION = 1
 SOURCE_EXCHANGE = "exchange"  # nbgrader's exchange, as the file system recorded it
 SOURCE_LMS = "lms"  # an LMS download: the TA's --received, or the zip's own file times
@@ -34,7 +39,7 @@ SCHEMA = {
     "required": ["format", "version", "assignment", "submissions"],
     "additionalProperties": False,
     "properties": {
-        "format": {"const": FORMAT},
+        "format": {"enum": list(READ_FORMATS)},
         "version": {"const": VERSION},
         "assignment": {"type": "string", "minLength": 1, "maxLength": 200},
         "submissions": {

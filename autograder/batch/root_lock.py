@@ -1,9 +1,16 @@
-"""One grading run per course root at a time (``fcntl.flock`` on ``.h2-grading.lock``).
+"""One grading run per course root at a time (``fcntl.flock`` on ``.autograder-grading.lock``).
 
 Two runs in one root would both regrade every submission and race on results.json,
 grades.csv and the gradebook. The second one refuses at once with one line naming the
 process that holds the root. The kernel drops the lock when its holder ends, however it
 ends (a kill, a crash), so a stale lock file never blocks anyone.
+
+A root graded by a version of the grader from before its files were renamed also has the
+lock file of the old name (``autograder.legacy_names``), the one such an older grader locks. Where
+it exists it is held too (never created, never removed: an older grader opening it while it
+is gone would lock a file nobody else does), so an older grader still running in that root,
+or started there meanwhile, and this one exclude each other. Delete it once no older grader
+is used on the root.
 """
 
 from __future__ import annotations
@@ -13,11 +20,13 @@ import os
 import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-LOCK_FILE = ".h2-grading.lock"
+from autograder.legacy_names import ROOT_LOCK_FILE as LEGACY_LOCK_FILE
+
+LOCK_FILE = ".autograder-grading.lock"
 _held: dict[Path, int] = {}  # root -> how many nested holds in this process
 _guard = threading.Lock()
 
@@ -32,6 +41,33 @@ def _who(handle: int) -> str:
     except OSError:
         text = ""
     return f" ({text})" if text else ""
+
+
+def _lock(stack: ExitStack, root: Path, path: Path, *, create: bool) -> int | None:
+    """Lock ``path`` exclusively for the stack's life (unlocked and closed as it unwinds);
+    None when ``create`` is false and there is no such file. ``RootBusy`` when another process
+    holds it."""
+    flags = os.O_RDWR | os.O_CLOEXEC | (os.O_CREAT if create else 0)
+    try:
+        handle = os.open(path, flags, 0o644)
+    except FileNotFoundError:
+        if create:
+            raise
+        return None
+    stack.callback(os.close, handle)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise RootBusy(
+            f"another grading run is using {root}{_who(handle)}: wait for it to finish "
+            "(or stop it), then run this again") from None
+
+    def release() -> None:
+        os.ftruncate(handle, 0)
+        fcntl.flock(handle, fcntl.LOCK_UN)  # also for grading processes forked meanwhile
+
+    stack.callback(release)
+    return handle
 
 
 @contextmanager
@@ -52,18 +88,16 @@ def hold(root: Path) -> Iterator[None]:
             with _guard:
                 _held[root] -= 1
         return
-    handle = os.open(root / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise RootBusy(
-                f"another grading run is using {root}{_who(handle)}: wait for it to finish "
-                "(or stop it), then run this again") from None
+    with ExitStack() as stack:
+        handles = [_lock(stack, root, root / LOCK_FILE, create=True),
+                   _lock(stack, root, root / LEGACY_LOCK_FILE, create=False)]
         command = " ".join(["python -m autograder", *sys.argv[1:]])[:300]
-        os.ftruncate(handle, 0)
-        os.pwrite(handle, f"pid {os.getpid()}, since {datetime.now(UTC):%Y-%m-%d %H:%M:%S} "
-                  f"UTC: {command}\n".encode(), 0)
+        holder = (f"pid {os.getpid()}, since {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC: "
+                  f"{command}\n").encode()
+        for handle in handles:
+            if handle is not None:
+                os.ftruncate(handle, 0)
+                os.pwrite(handle, holder, 0)
         with _guard:
             _held[root] = 1
         try:
@@ -71,7 +105,3 @@ def hold(root: Path) -> Iterator[None]:
         finally:
             with _guard:
                 del _held[root]
-            os.ftruncate(handle, 0)
-            fcntl.flock(handle, fcntl.LOCK_UN)  # also for grading processes forked meanwhile
-    finally:
-        os.close(handle)

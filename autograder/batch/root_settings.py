@@ -47,6 +47,7 @@ class RootSettings:
     late_policy: LatePolicy = field(default_factory=LatePolicy)
     extensions: dict[str, datetime] = field(default_factory=dict)
     version_rule: str = "newest"  # which kept version counts (autograder.batch.version_rule)
+    course: str | None = None  # the course's name, as its students' pages say it
 
 
 def due_text(due: datetime | None) -> str:
@@ -86,6 +87,10 @@ def load(root: Path, assignment: str) -> RootSettings:
     cohort, due = entry.get("cohort") or None, entry.get("due") or None
     if cohort is not None and not isinstance(cohort, str):
         raise RootSettingsError(f"{path(root)}: cohort {cohort!r} is not a text: {fix}")
+    course = entry.get("course") or None
+    if course is not None and course_name_problem(course):
+        raise RootSettingsError(f"{path(root)}: course {course!r} {course_name_problem(course)}: "
+                                f"{fix}")
     try:
         policy = from_table(entry.get("late_policy") or {})
     except LatePolicyError as error:
@@ -101,7 +106,19 @@ def load(root: Path, assignment: str) -> RootSettings:
         raise RootSettingsError(f"{path(root)}: {error}: {fix}") from None
     return RootSettings(cohort, None if due is None else _time(root, "due", due, fix), policy,
                         {student: _time(root, f"the extension of {student}", when, fix)
-                         for student, when in extensions.items()}, rule)
+                         for student, when in extensions.items()}, rule, course)
+
+
+MAX_COURSE_NAME = 200
+
+
+def course_name_problem(name: object) -> str:
+    """Why ``name`` cannot be a course's name ("" when it can): one line of text."""
+    if not isinstance(name, str) or not name.strip():
+        return "is not a name"
+    if len(name) > MAX_COURSE_NAME or not name.isprintable():
+        return f"is not one line of at most {MAX_COURSE_NAME} characters"
+    return ""
 
 
 def _time(root: Path, what: str, text: object, fix: str) -> datetime:
@@ -130,6 +147,8 @@ def save(root: Path, assignment: str, settings: RootSettings) -> None:
                                           in sorted(settings.extensions.items())}
     if settings.version_rule != "newest":  # the default is not written: older files stay as they were
         data[assignment]["version_rule"] = settings.version_rule
+    if settings.course:  # likewise: a root that was never given one has no "course"
+        data[assignment]["course"] = settings.course
     write_atomically(path(root), json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
@@ -150,6 +169,7 @@ def remember(root: Path, assignment: str, *, cohort: str | None = None,
              late_policy: LatePolicy | None = None,
              extensions: dict[str, datetime | None] | None = None,
              replace_extensions: bool = False, version_rule: str | None = None,
+             course: str | None = None,
              ) -> tuple[RootSettings, list[str]]:
     """The settings to grade with, and one line per change written to course.json.
 
@@ -157,7 +177,8 @@ def remember(root: Path, assignment: str, *, cohort: str | None = None,
     due date stands. Likewise ``set_cohort`` and ``cohort``; ``late_policy`` when given.
     ``extensions``: student -> due date (None: taken back), added to the stored ones, or
     replacing them all with ``replace_extensions`` (cohorts.toml's list is the whole list).
-    ``version_rule``: which kept version counts, when given."""
+    ``version_rule``: which kept version counts, when given; ``course``: the course's name,
+    when given."""
     stored = load(root, assignment)
     merged = {} if replace_extensions else dict(stored.extensions)
     for student, when in (extensions or {}).items():
@@ -168,8 +189,12 @@ def remember(root: Path, assignment: str, *, cohort: str | None = None,
     wanted = RootSettings(cohort if set_cohort else stored.cohort,
                           (due.astimezone(UTC) if due else None) if set_due else stored.due,
                           stored.late_policy if late_policy is None else late_policy,
-                          merged, stored.version_rule if version_rule is None else version_rule)
+                          merged, stored.version_rule if version_rule is None else version_rule,
+                          stored.course if course is None else course)
     lines = []
+    if wanted.course != stored.course:
+        lines.append(f"course of {assignment} in {root}: {wanted.course} (was "
+                     f"{stored.course or 'none'}), remembered in {path(root)}")
     if wanted.version_rule != stored.version_rule:
         lines.append(f"version rule of {assignment} in {root}: {wanted.version_rule} (was "
                      f"{stored.version_rule}), remembered in {path(root)}")

@@ -45,7 +45,8 @@ class GradingSession:
         autograder.untrusted.isolation) and warm this process up for ``assignment``."""
         (zygote,) = Zygote.launch(preload=assignment.preload, hide=assignment.private_folders)
         warm_up_checks(assignment)  # imports and collects while the zygote starts
-        return cls(zygote.wait_ready(), UidLease.acquire(), limits or Limits(), isolate,
+        return cls(zygote.wait_ready(), UidLease.acquire(),
+                   (limits or Limits()).for_preload(assignment.preload), isolate,
                    allow_weaker, assignment=assignment)
 
     def close(self) -> None:

@@ -24,7 +24,7 @@ HORIZONTAL = ({"orientation": "horizontal"}
 COLOUR = "#4c72b0"
 ACCENT = "#c44e52"
 STYLE = {"svg.fonttype": "none", "font.size": 9, "axes.spines.top": False,
-         "axes.spines.right": False, "svg.hashsalt": "h2-report"}
+         "axes.spines.right": False, "svg.hashsalt": "autograder-report"}
 
 
 def to_svg(figure: Figure, name: str) -> str:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import re
 import tempfile
-import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -37,6 +36,7 @@ from typing import TYPE_CHECKING
 import jinja2
 from markupsafe import Markup
 
+from autograder.batch import root_settings
 from autograder.batch.course import AUTOGRADED, course_root_of
 from autograder.results.message import Message
 from autograder.results.result import (
@@ -80,23 +80,23 @@ def _course_id_in(config: Path) -> str:
     return match.group("id") if match else ""
 
 
-def _project_name(pyproject: Path) -> str:
-    """``[project] name`` of a pyproject.toml ("" when there is none to read)."""
-    try:
-        name = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["name"]
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, TypeError):
-        return ""
-    return name if isinstance(name, str) else ""
-
-
 def course_id(root: Path) -> str:
     """The nbgrader course id of a course root (its ``nbgrader_config.py``, read as text,
-    never run), else the repository's: ``make demo`` and plain roots use that one. The
-    repository's nbgrader_config.py takes its course id from the project's name
-    (pyproject.toml), read here the same way."""
-    return (_course_id_in(root / "nbgrader_config.py")
-            or _course_id_in(REPO / "nbgrader_config.py")
-            or _project_name(REPO / "pyproject.toml"))
+    never run; a cohort's root has one, from cohorts.toml), "" without one."""
+    return _course_id_in(root / "nbgrader_config.py")
+
+
+def course_name(root: Path, assignment: str) -> str:
+    """The course a root's pages name: the name a TA gave it (``autograde --course-name``,
+    remembered in the root's course.json), else its nbgrader course id (``course_id``), else
+    none ("": the page says "—"). Never the grader's own project or checkout, which name no
+    course, nor the root folder's name: a page does not depend on where its root lives (a
+    copied or moved root renders the same pages)."""
+    try:
+        remembered = root_settings.load(root, assignment).course
+    except root_settings.RootSettingsError:
+        remembered = None  # the grading command that read it has said what is wrong
+    return remembered or course_id(root)
 
 
 def course_root(page: Path) -> Path | None:
@@ -496,14 +496,16 @@ def render(result: SubmissionResult, assignment: Assignment, *, course: str = ""
 
     page = view(result, assignment, course=course, private_paths=private_paths)
     return _ENVIRONMENT.get_template("feedback.html.j2").render(
-        page=page, result=result, version_note=sentence(result.version))
+        page=page, result=result, version_note=sentence(result.version),
+        hidden_inputs=assignment.hidden_inputs)
 
 
 def save(result: SubmissionResult, path: Path, assignment: Assignment) -> None:
     """Write the report of ``result`` (graded for ``assignment``) atomically; the course (and
     the paths it hides) come from where it is written,
-    ``<root>/autograded/<student>/<assignment>/feedback.html``."""
+    ``<root>/autograded/<student>/<assignment>/feedback.html`` (elsewhere, as on Gradescope,
+    no course is named)."""
     root = course_root(path.absolute())
     hidden = [str(root), str(root.resolve())] if root is not None else []
-    course = course_id(root) if root is not None else course_id(REPO)
+    course = course_name(root, assignment.name) if root is not None else ""
     write_atomically(path, render(result, assignment, course=course, private_paths=hidden))

@@ -12,18 +12,21 @@ before it deletes or runs anything, so nothing is touched; formgrader's answer i
 line. Other assignments of the root are left to nbgrader.
 
 The block is self-contained (nbconvert and nbgrader only): it works in whatever environment
-the TA runs Jupyter from, even one without this grader installed.
+the TA runs Jupyter from, even one without this grader installed. A block written before the
+engine's names were neutral (``autograder.legacy_names``: other markers) is replaced in place.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from autograder.legacy_names import FORMGRADER_BEGIN as LEGACY_BEGIN
+from autograder.legacy_names import FORMGRADER_END as LEGACY_END
 from autograder.results.result import write_atomically
 
 CONFIG = "nbgrader_config.py"
-BEGIN = "# >>> h2-grader: nbgrader's autograde refuses here (keep this block) >>>"
-END = "# <<< h2-grader <<<"
+BEGIN = "# >>> autograder: nbgrader's autograde refuses here (keep this block) >>>"
+END = "# <<< autograder <<<"
 BLOCK = '''\
 {begin}
 # Written by `python -m autograder autograde`. nbgrader's autograde (formgrader's Autograde
@@ -31,7 +34,7 @@ BLOCK = '''\
 # replace its results in autograded/: for {assignment} it refuses before touching anything.
 
 
-def _h2_refuse_autograde(assignment):
+def _refuse_nbgrader_autograde(assignment):
     import fnmatch
 
     from nbconvert.exporters import NotebookExporter
@@ -49,7 +52,7 @@ def _h2_refuse_autograde(assignment):
             only = "" if student == "*" else f" --student {{student}}"
             message = (
                 f"nbgrader's autograde is turned off for {{assignment}} in this course root: it "
-                "would run the student's code outside h2-grader's sandbox and replace its "
+                "would run the student's code outside the autograder's sandbox and replace its "
                 f"results; grade with: python -m autograder autograde {{assignment}} --root "
                 f"{{getattr(coursedir, 'root', '.')}}{{only}} --force"
             )
@@ -62,7 +65,7 @@ def _h2_refuse_autograde(assignment):
 
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
-c.Autograde.exporter_class = _h2_refuse_autograde({assignment!r})
+c.Autograde.exporter_class = _refuse_nbgrader_autograde({assignment!r})
 {end}
 '''
 
@@ -87,9 +90,11 @@ def install(root: Path, assignment: str) -> bool:
     wanted = block(assignment)
     if wanted in text:
         return False
-    start, end = text.find(BEGIN), text.find(END)
-    if start >= 0 and end > start:  # an older block: replaced in place
-        text = text[:start] + wanted + text[end + len(END):].lstrip("\n")
+    for begin, end_marker in ((BEGIN, END), (LEGACY_BEGIN, LEGACY_END)):
+        start, end = text.find(begin), text.find(end_marker)
+        if start >= 0 and end > start:  # an older block: replaced in place
+            text = text[:start] + wanted + text[end + len(end_marker):].lstrip("\n")
+            break
     else:
         text = (text.rstrip("\n") + "\n\n" if text.strip() else "") + wanted
     try:

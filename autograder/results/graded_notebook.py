@@ -36,13 +36,13 @@ if TYPE_CHECKING:
 
 MAX_NOTEBOOK_BYTES = 50 * 2**20  # as the grader reads it (autograder.grading.submission)
 HEADER = (
-    "**Graded by h2-grader in its sandbox; this notebook was not run here.** Each `check_...` "
+    "**Graded by the autograder in its sandbox; this notebook was not run here.** Each `check_...` "
     "cell shows, as its output, the points and messages the grader gave its part. The "
     "student's own outputs are not shown, and their own markdown is shown as text. A score "
     "you enter in a part's box is the grade of record from the next `python -m autograder "
     "autograde` or `python -m autograder review` on this course root (see docs/ta-guide.md)."
 )
-NOTES_SOURCE = "# h2-grader: about this submission"
+NOTES_SOURCE = "# autograder: about this submission"
 MISSING_SOURCE = "# This check cell is missing from the submission; the grader graded the part anyway.\n"
 
 
@@ -125,7 +125,7 @@ def part_text(part: PartResult, to_judge: str = "", evidence_file: str = "") -> 
         state = f", reviewed by a person since: {part.decided}" if part.decided else ""
     else:
         state = ", provisional: a person must review this part" if review else ""
-    lines = [f"h2-grader (sandboxed): {points:g}/{part.max_points:g} for {part.part}" + state]
+    lines = [f"autograder (sandboxed): {points:g}/{part.max_points:g} for {part.part}" + state]
     lines += [f"  - {message.flat()}" for message in part.messages]
     lines += [f"  - likely cause: {explanation}" for explanation in part.explanations]
     if to_judge:
@@ -193,7 +193,7 @@ def build(result: SubmissionResult, notebook: Path | None, folder: Path | None =
             cells.append(_check(grade_id, MISSING_SOURCE + checks.get(grade_id, ""), part, folder,
                                 assignment))
     for number, cell in enumerate(cells):
-        cell["id"] = f"h2-{number}"
+        cell["id"] = f"graded-{number}"
     return {"cells": cells, "metadata": release.metadata, "nbformat": 4, "nbformat_minor": 5}
 
 

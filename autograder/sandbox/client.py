@@ -189,7 +189,7 @@ class SandboxStudent:
         # session), since reaping sweeps every process of that uid.
         self.reap_later = reap_later
         self.zygote = zygote
-        self.limits = limits or Limits()
+        self.limits = (limits or Limits()).for_preload(zygote.preload)
         self.uid = uid  # leased by the caller (sandbox.uids): no other grader uses it
         self.isolate = isolate
         self.allow_weaker = allow_weaker  # the TA's explicit consent to less than FULL_ISOLATION
@@ -199,7 +199,7 @@ class SandboxStudent:
         self._skip: dict[int, str] = {}
         self._given_up: dict[str, GivenUp] = {}  # function -> why calls to it are not attempted
         self._loops: set[LoopKey] = set()  # notebook functions known to loop
-        self._scratch = tempfile.mkdtemp(prefix="h2-sandbox-")
+        self._scratch = tempfile.mkdtemp(prefix="autograder-sandbox-")
         self._pid: int | None = None
         self._sock = None
         self._start()

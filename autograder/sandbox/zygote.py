@@ -26,6 +26,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from autograder.legacy_names import WORKER_STDERR_ENV as LEGACY_STDERR_ENV
+from autograder.untrusted.isolation import WORKER_STDERR_ENV
 from autograder.untrusted.zygote import HIDE_ENV, command_line, module_names
 
 THREAD_ENV = {
@@ -36,6 +38,25 @@ THREAD_ENV = {
     "PYTHONDONTWRITEBYTECODE": "1",
     "PYTHONHASHSEED": "0",
 }
+
+
+_told_renamed = False  # the notice about the old debugging variable, once per process
+
+
+def worker_stderr() -> str:
+    """The file the sandbox's stderr goes to (``AUTOGRADER_WORKER_STDERR``, for debugging the
+    grader itself), "" when none is asked for. The variable's old name is still honoured,
+    with a one-line notice on this process's stderr (once) naming the new one."""
+    global _told_renamed
+    wanted = os.environ.get(WORKER_STDERR_ENV, "")
+    old = os.environ.get(LEGACY_STDERR_ENV, "")
+    if old and not wanted:
+        if not _told_renamed:
+            _told_renamed = True
+            print(f"note: {LEGACY_STDERR_ENV} is now called {WORKER_STDERR_ENV}; honoured this "
+                  "time, set the new name instead", file=sys.stderr)
+        return old
+    return wanted
 
 
 def zygote_environment(hide: Sequence[str] = ()) -> dict[str, str]:
@@ -57,8 +78,9 @@ def zygote_environment(hide: Sequence[str] = ()) -> dict[str, str]:
     }
     if hide:
         env[HIDE_ENV] = os.pathsep.join(hide)
-    if os.environ.get("H2_WORKER_STDERR"):  # debugging the grader itself (docs/development.md)
-        env["H2_WORKER_STDERR"] = os.environ["H2_WORKER_STDERR"]
+    log = worker_stderr()
+    if log:  # debugging the grader itself (docs/development.md)
+        env[WORKER_STDERR_ENV] = log
     return env
 
 
@@ -74,9 +96,11 @@ class Zygote:
     the process (``owner``) waits for it on ``close``.
     """
 
-    def __init__(self, process: subprocess.Popen | None, control: socket.socket) -> None:
+    def __init__(self, process: subprocess.Popen | None, control: socket.socket,
+                 preload: Sequence[str] = ()) -> None:
         self.process = process
         self.control = control
+        self.preload = tuple(preload)  # what the zygote imported (sizes a worker's memory)
         self.dying: list[tuple[int, int | None, str]] = []  # (pid, uid, scratch) killed, not reaped
 
     @classmethod
@@ -91,7 +115,7 @@ class Zygote:
         pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(channels)]
         env = zygote_environment(hide)
         fds = [theirs.fileno() for _, theirs in pairs]
-        log = env.get("H2_WORKER_STDERR")  # debugging the grader: the zygote's own errors too
+        log = env.get(WORKER_STDERR_ENV)  # debugging the grader: the zygote's own errors too
         with open(log or os.devnull, "ab") as stderr:
             process = subprocess.Popen(
                 [sys.executable, "-m", "autograder.untrusted.zygote", *command_line(names, fds)],
@@ -104,7 +128,8 @@ class Zygote:
             )
         for _, theirs in pairs:
             theirs.close()
-        return [cls(process if index == 0 else None, ours) for index, (ours, _) in enumerate(pairs)]
+        return [cls(process if index == 0 else None, ours, names)
+                for index, (ours, _) in enumerate(pairs)]
 
     def wait_ready(self, timeout: float = 60.0) -> Zygote:
         """Block until the zygote has imported and warmed everything."""
@@ -117,7 +142,7 @@ class Zygote:
             if self.process is not None:
                 self.process.kill()
             raise ZygoteError("the sandbox process did not start (is every module the "
-                              "assignment preloads installed? H2_WORKER_STDERR=FILE shows why)")
+                              f"assignment preloads installed? {WORKER_STDERR_ENV}=FILE shows why)")
         self.control.settimeout(None)
         return self
 

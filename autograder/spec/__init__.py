@@ -24,6 +24,8 @@ from typing import Literal
 PartKind = Literal["function", "evidence", "limitation"]
 PART_KINDS: tuple[str, ...] = ("function", "evidence", "limitation")
 MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+MAX_HIDDEN_INPUTS = 200
+"""``hidden_inputs``: a phrase in the feedback page's footer, not a paragraph."""
 SPEC_FILE = "assignment.toml"
 """A bundle's spec, at the top of its folder."""
 TOP_LEVEL_KEYS = ("name", "notebook", "grade_cell_prefix", "total")
@@ -71,6 +73,7 @@ class AssignmentSpec:
     building_blocks: tuple[str, ...] = ()  # functions other parts call: a hang is charged once
     source: str = "source"  # the source notebook's folder, relative to the bundle
     release: str = "release"  # where generate-release writes the release, relative to the bundle
+    hidden_inputs: str = ""  # what the hidden checks' inputs are like, in the student's words
 
     # ------------------------------------------------------------ parts and points
 
@@ -198,6 +201,12 @@ def parse_spec(text: str) -> AssignmentSpec:
     blocks = tuple(data.get("building_blocks", ()))
     if set(blocks) - functions:
         raise SpecError(f"building_blocks must be function parts, not {sorted(set(blocks) - functions)}")
+    hidden_inputs = data.get("hidden_inputs", "")
+    if (not isinstance(hidden_inputs, str) or len(hidden_inputs) > MAX_HIDDEN_INPUTS
+            or any(not char.isprintable() for char in hidden_inputs)):
+        raise SpecError(f"hidden_inputs must be one line of text of at most {MAX_HIDDEN_INPUTS} "
+                        "characters (what the hidden checks' inputs are like, for the students' "
+                        "feedback pages)")
     cells = data.get("cells", {})
     run, skip = frozenset(cells.get("run", [])), frozenset(cells.get("skip", []))
     grade_cells = {part.grade_cell for part in parts}
@@ -222,6 +231,7 @@ def parse_spec(text: str) -> AssignmentSpec:
         preload=tuple(str(name) for name in data.get("preload", ())),
         building_blocks=blocks,
         **locations,
+        hidden_inputs=hidden_inputs.strip(),
     )
 
 

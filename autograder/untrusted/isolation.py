@@ -445,13 +445,19 @@ def user_process_count(uid: int) -> int:
     return count
 
 
+WORKER_STDERR_ENV = "AUTOGRADER_WORKER_STDERR"
+"""A file the workers' stderr (and faulthandler's reports) is appended to, for debugging the
+grader itself (docs/development.md); the zygote's environment carries it, nothing else of
+the TA's."""
+
+
 def _redirect_output() -> None:
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     os.close(devnull)
-    if os.environ.get("H2_WORKER_STDERR"):  # debugging the grader itself: keep crash reports
-        log = os.open(os.environ["H2_WORKER_STDERR"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+    if os.environ.get(WORKER_STDERR_ENV):  # debugging the grader itself: keep crash reports
+        log = os.open(os.environ[WORKER_STDERR_ENV], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
         os.dup2(log, 2)
         os.close(log)
         import faulthandler

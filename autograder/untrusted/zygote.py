@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 PRELOAD_OPTION = "--preload"
 # Folders the workers must not see besides the grader's own (the assignment's bundle), as
 # os.pathsep-joined paths; taken out of the environment before the first fork.
-HIDE_ENV = "H2_HIDE_PATHS"
+HIDE_ENV = "AUTOGRADER_HIDE_PATHS"
 # What the engine itself needs in every worker, whatever the assignment: NumPy (the wire
 # format; numpy.random for the seeds set before every call), the system-call filter, and the
 # notebook-code translator.

@@ -15,13 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from autograder.batch import root_settings
 from autograder.batch.course import FEEDBACK_HTML, Course
 from autograder.batch.engine import BatchOptions, grade_course
 from autograder.bundles.h2_attention.samples import DEMO_DUE, VARIANTS, build_submission, on_time
-from autograder.results.feedback_page import course_id
 from autograder.results.result import SubmissionResult
 from autograder.sandbox.limits import Limits
-from autograder.spec import REPO
 from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
@@ -31,6 +30,7 @@ pytestmark = pytest.mark.slow
 # submission times, a planted near-copy pair among students whose code is otherwise the
 # shared reference), graded by the real batch grader.
 COHORT = "demo-2026"
+COURSE = "Deep Learning, fall 2026"
 ROSTER = {
     "a-correct": "correct",
     "b-wrong-axis": "softmax_wrong_axis",  # a misconception; later parts carried forward
@@ -56,6 +56,7 @@ def graded_course(tmp_path_factory) -> tuple[Path, dict[str, SubmissionResult]]:
     for number, (student, name) in enumerate(ROSTER.items()):
         build_submission(root, student, by_name[name], COHORT,
                          submitted_at=on_time(number, len(ROSTER)))
+    root_settings.remember(root, SPEC.name, course=COURSE)  # as `autograde --course-name`
     options = BatchOptions(jobs=2, progress=False, limits=FAST_LIMITS, cohort=COHORT,
                            due=DEMO_DUE, write_gradebook=False)
     summary = grade_course(Course(root, SPEC.name), options=options)
@@ -83,7 +84,7 @@ def test_a_students_feedback_page_in_chromium(browser, graded_course):
 
     assert page.console_errors == []
     header = page.find("header").text
-    for fact in (course_id(REPO), COHORT, SPEC.name, STUDENT, result.graded_on):
+    for fact in (COURSE, COHORT, SPEC.name, STUDENT, result.graded_on):
         assert fact and fact in header, (fact, header)
     rows = page.find_all("tr[id^='part-']")
     assert [row.get_attribute("id") for row in rows] == [f"part-{p}" for p in SPEC.part_points]

@@ -21,6 +21,7 @@ import pytest
 
 from autograder.batch.cluster.choice import SLURM, ClusterChoice, ClusterError
 from autograder.batch.cluster.executor import grade_on_cluster
+from autograder.batch.cluster.slurm import JOB_NAME
 from autograder.batch.command import interrupted_line
 from autograder.batch.course import Course
 from autograder.batch.engine import BatchOptions
@@ -152,7 +153,7 @@ def test_slurm_grades_as_the_pool(fresh_slurm, cohort, pooled, tmp_path):
         assert list(csv.DictReader(a)) == list(csv.DictReader(b))
     # Two jobs, their logs in the course root; none in the folder it was started from.
     logs = sorted(path.name for path in (root / "slurm-logs").iterdir())
-    assert len(logs) == 4 and all(name.startswith("h2-grader-") for name in logs), logs
+    assert len(logs) == 4 and all(name.startswith(f"{JOB_NAME}-") for name in logs), logs
     assert not list(tmp_path.glob("*.out")) and not list(tmp_path.glob("*.err"))
     assert active_jobs(fresh_slurm) == {}
 
@@ -217,7 +218,7 @@ def test_a_lost_job_without_replacement_left_stops_the_batch_in_one_line(
     line = str(stopped.value)
     assert "\n" not in line
     assert line.startswith(f"Slurm job {lost} lost its node (NODE_FAIL"), line
-    assert "job_retries = 0" in line and f"slurm-logs/h2-grader-{lost}.err" in line, line
+    assert "job_retries = 0" in line and f"slurm-logs/{JOB_NAME}-{lost}.err" in line, line
     assert len(recorded) < len(ROSTER)
     assert active_jobs(fresh_slurm) == {}
 

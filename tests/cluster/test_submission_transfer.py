@@ -119,15 +119,21 @@ def test_a_killed_workers_copies_are_removed_by_the_next_worker():
     import tempfile
 
     from autograder.batch.cluster.worker import SCRATCH_PREFIX, remove_dead_workers_folders
+    from autograder.legacy_names import DASK_SCRATCH_PREFIX
 
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)
-    dead = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{gone.stdout.strip()}-"))
-    (dead / "submitted").mkdir()
-    alive = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
+    folders = []
+    for prefix in (SCRATCH_PREFIX, DASK_SCRATCH_PREFIX):  # a worker from before the rename too
+        dead = Path(tempfile.mkdtemp(prefix=f"{prefix}{gone.stdout.strip()}-"))
+        (dead / "submitted").mkdir()
+        alive = Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-"))
+        folders += [(dead, alive)]
     try:
         remove_dead_workers_folders()
-        assert not dead.exists() and alive.is_dir()
+        for dead, alive in folders:
+            assert not dead.exists() and alive.is_dir()
     finally:
-        for folder in (dead, alive):
-            shutil.rmtree(folder, ignore_errors=True)
+        for pair in folders:
+            for folder in pair:
+                shutil.rmtree(folder, ignore_errors=True)

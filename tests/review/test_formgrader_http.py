@@ -152,7 +152,7 @@ def test_formgrader_shows_opens_and_records_our_grades_and_its_autograde_refuses
     [flagged] = [row for row in notebooks if row["student"] == UNJUDGED]
     status, page = formgrader.request("GET", f"/formgrader/submissions/{flagged['id']}/")
     assert status == 200, page[-2000:]
-    assert "h2-grader (sandboxed): 4/8 for limitation" in page
+    assert "autograder (sandboxed): 4/8 for limitation" in page
     assert "out of its depth" in page  # the text a person must judge
 
     grades = formgrader.json("GET", f"/formgrader/api/grades?submission_id={flagged['id']}")

@@ -274,7 +274,7 @@ def grade_on_cluster(
                 size = sum(len(data) for _, _, data in entries if isinstance(data, bytes))
                 future = client.submit(
                     grade_task, student, assignment.name, entries, options.cohort,
-                    hidden_paths(course, student), key=f"h2-grade-{student}-{uuid.uuid4().hex}",
+                    hidden_paths(course, student), key=f"autograde-{student}-{uuid.uuid4().hex}",
                     pure=False)
                 in_flight[future] = (student, partial, size)
                 completed.add(future)

@@ -54,7 +54,7 @@ WALLTIME = re.compile(r"^(\d+-)?\d{1,3}(:\d{2}){0,2}$")
 MIN_MEMORY_PER_PROCESS = 1.5e9  # a grading process (torch, checks) and its sandboxed worker
 DAEMON_OFF = "export DASK_DISTRIBUTED__WORKER__DAEMON=False"
 NO_REQUEUE = "--no-requeue"  # a lost job is replaced here (new id), never rerun by Slurm
-JOB_NAME = "h2-grader"
+JOB_NAME = "autograder"
 LOG_FOLDER = "slurm-logs"  # under the course root unless log_directory says otherwise
 PENDING_TIMEOUT = 600.0  # seconds a batch waits with no worker before it gives up
 JOB_RETRIES = 3  # lost jobs replaced in a batch before it stops

@@ -17,7 +17,7 @@ the paths that ``private_paths`` redacts are the copy's), grades it with
 failure, or ``{"refused": why}`` when this worker cannot grade at all. It writes nothing the coordinator reads: results travel back.
 
 Student files stay on a worker only while they are graded: each copy lives under the
-worker's own ``<tmp>/h2-dask-<pid>-*``, removed after each task and at teardown; a worker
+worker's own ``<tmp>/autograder-dask-<pid>-*``, removed after each task and at teardown; a worker
 that was killed cannot remove its own, so the next one set up on that machine does.
 """
 
@@ -38,13 +38,14 @@ from distributed import Reschedule, WorkerPlugin, get_worker
 from autograder.assignments.registry import PACKAGED
 from autograder.batch.cluster.transfer import Entry, unpack
 from autograder.batch.course import Course
+from autograder.legacy_names import DASK_SCRATCH_PREFIX as LEGACY_SCRATCH_PREFIX
 from autograder.startup import prepare_process
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
 
-PLUGIN_NAME = "h2-grading-session"
-SCRATCH_PREFIX = "h2-dask-"
+PLUGIN_NAME = "autograder-grading-session"
+SCRATCH_PREFIX = "autograder-dask-"
 
 
 class GradingSessionPlugin(WorkerPlugin):
@@ -130,17 +131,23 @@ def bundle_folders(assignment: Assignment) -> list[str]:
 def remove_dead_workers_folders() -> None:
     """Remove the folders of this machine's workers that died without teardown (killed):
     student files must not stay behind. A folder whose worker lives (or whose pid was
-    reused) is left alone."""
-    for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*-*"):
-        pid = folder.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
-        if not pid.isdigit() or folder.is_symlink() or folder.stat().st_uid != os.geteuid():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(folder, ignore_errors=True)
-        except PermissionError:
-            continue
+    reused) is left alone. Folders of the name workers gave them before the rename
+    (``autograder.legacy_names``) are swept too."""
+    top = Path(tempfile.gettempdir())
+    for prefix in (SCRATCH_PREFIX, LEGACY_SCRATCH_PREFIX):
+        for folder in top.glob(f"{prefix}*-*"):
+            _remove_if_dead(folder, folder.name.removeprefix(prefix).split("-", 1)[0])
+
+
+def _remove_if_dead(folder: Path, pid: str) -> None:
+    if not pid.isdigit() or folder.is_symlink() or folder.stat().st_uid != os.geteuid():
+        return
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        shutil.rmtree(folder, ignore_errors=True)
+    except PermissionError:
+        return
 
 
 def _plugin(worker: Any = None) -> GradingSessionPlugin | None:

@@ -1,7 +1,9 @@
 """Build ``autograder.zip`` for one assignment: what an instructor uploads to Gradescope.
 
 At the zip's root: ``setup.sh`` and ``run_autograder`` (Gradescope's contract),
-``requirements.txt`` (pyproject.toml's runtime dependencies, exactly as pinned there),
+``requirements.txt`` (pyproject.toml's runtime dependencies, exactly as pinned there; torch
+only for an assignment whose sandbox preloads it, which setup.sh then installs as PyTorch's
+CPU build at its exact pin),
 ``gradescope_assignment.json`` (which assignment the zip grades, where a student's id comes
 from when Gradescope gives no ``sid``, the late policy, when the hidden checks' results
 show: plain data, ``zip_config``; its
@@ -86,7 +88,25 @@ def torch_pin(requirements: list[str]) -> str:
         if re.fullmatch(r"torch\s*==\s*[0-9][0-9A-Za-z.]*", line.strip()):
             return line.strip().replace(" ", "")
     raise BuildError("pyproject.toml does not pin torch with ==: setup.sh installs one exact "
-                     "CPU build, so pin it (torch==X.Y.Z)")
+                     "CPU build for an assignment that preloads torch, so pin it (torch==X.Y.Z)")
+
+
+def preloads_torch(assignment: Assignment) -> bool:
+    """Whether the assignment's sandbox imports torch (its spec's ``preload``): only then
+    does the zip install it."""
+    return any(name.partition(".")[0] == "torch" for name in assignment.spec.preload)
+
+
+def _names_torch(requirement: str) -> bool:
+    return re.match(r"\s*torch\s*(?:[\[<>=!~;@(]|$)", requirement, flags=re.I) is not None
+
+
+def zip_requirements(assignment: Assignment, requirements: list[str]) -> tuple[list[str], str | None]:
+    """(requirements.txt's lines, the torch pin setup.sh installs first or None): the
+    project's dependencies, less torch for an assignment that does not preload it."""
+    if preloads_torch(assignment):
+        return requirements, torch_pin(requirements)
+    return [line for line in requirements if not _names_torch(line)], None
 
 
 def minimum_python(requires_python: str) -> tuple[int, int]:
@@ -182,7 +202,8 @@ def build(out_dir: Path, assignment: Assignment, *, cohort: str | None = None,
     settings = config(assignment, student_id=student_id, roster=roster, late_policy=late_policy,
                       hidden_visibility=hidden_visibility)
     requirements, requires_python = project_metadata()
-    setup = scripts.setup_sh(torch_pin(requirements), minimum_python(requires_python))
+    requirements, torch = zip_requirements(assignment, requirements)
+    setup = scripts.setup_sh(torch, minimum_python(requires_python))
     options = ([f"--cohort={cohort}"] if cohort else []) + (
         ["--allow-weaker-isolation"] if allow_weaker else [])
     try:

@@ -1,8 +1,9 @@
 """Gradescope: build the autograder zip an instructor uploads, for one assignment.
 
 `gradescope build ASSIGNMENT` writes autograder.zip: setup.sh (installs Ubuntu's Python
-3.11 when the image has no 3.11+, then pyproject.toml's pinned dependencies and CPU-only
-torch into a virtual environment of its own, nothing else),
+3.11 when the image has no 3.11+, then pyproject.toml's pinned dependencies, with CPU-only
+torch where the assignment preloads it and no torch where it does not, into a virtual
+environment of its own, nothing else),
 run_autograder (grades one submission of ASSIGNMENT with `run-autograder` and writes
 Gradescope's results.json), the grader's engine and that assignment's bundle (named in
 the zip's gradescope_assignment.json). ASSIGNMENT is a bundle's name (`python -m

@@ -28,9 +28,8 @@ SETUP_SH = """\
 # 2. A virtual environment of that Python in /autograder/{venv}, which brings pip (the image
 #    may have none; Ubuntu's Pythons need their -venv package for it, installed with apt-get
 #    when missing). run_autograder runs the grader with it.
-# 3. In it: torch's CPU-only build from PyTorch's CPU wheel index at pyproject.toml's pin, then
-#    the grader's dependencies at pyproject's pins ({requirements}) from PyPI; nothing else
-#    from outside. Then a check that the grader starts.
+# 3. In it: {torch_step}the grader's dependencies at pyproject's pins ({requirements}) from
+#    PyPI; nothing else from outside. Then a check that the grader starts.
 # Written by `python -m autograder gradescope build`: rebuild instead of editing.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -83,10 +82,7 @@ fi
     "$venv has no pip: choose one of Gradescope's Ubuntu base images (Ubuntu 24.04 has" \\
     "Python 3.12) on the assignment's Configure Autograder page, then upload the zip again"
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1
-# CPU-only torch first (PyPI's Linux wheel would bring CUDA), at pyproject's pin.
-"$venv/bin/python" -m pip install --index-url {torch_index} {torch}
-# Then everything else at pyproject's pins; the torch pin is already met.
-"$venv/bin/python" -m pip install -r {requirements}
+{torch_install}"$venv/bin/python" -m pip install -r {requirements}
 # Fail the image build, not the first student, if the grader cannot start here.
 PYTHONPATH="$PWD" "$venv/bin/python" -m autograder run-autograder --help >/dev/null
 echo "setup.sh: the grader is installed in $venv"
@@ -125,17 +121,28 @@ def python_candidates(python_minimum: tuple[int, int]) -> list[str]:
     return [f"python{major}.{m}" for m in range(minor, max(minor, NEWEST_MINOR) + 1)] + ["python3"]
 
 
-def setup_sh(torch: str, python_minimum: tuple[int, int]) -> str:
-    """``setup.sh`` for a torch pin (``torch==X``) and a minimum Python version."""
+TORCH_STEP = ("torch's CPU-only build from PyTorch's CPU wheel index at pyproject.toml's "
+              "pin, then\n#    ")
+TORCH_INSTALL = """\
+# CPU-only torch first (PyPI's Linux wheel would bring CUDA), at pyproject's pin.
+"$venv/bin/python" -m pip install --index-url {torch_index} {torch}
+# Then everything else at pyproject's pins; the torch pin is already met.
+"""
+
+
+def setup_sh(torch: str | None, python_minimum: tuple[int, int]) -> str:
+    """``setup.sh`` for a torch pin (``torch==X``; None: the assignment does not preload
+    torch, and nothing installs it) and a minimum Python version."""
     return SETUP_SH.format(
+        torch_step=TORCH_STEP if torch else "",
+        torch_install=TORCH_INSTALL.format(torch_index=TORCH_CPU_INDEX, torch=shlex.quote(torch))
+        if torch else "",
         candidates=" ".join(python_candidates(python_minimum)),
         apt_python="python{}.{}".format(*python_minimum),
         venv=VENV,
         requirements=REQUIREMENTS_TXT,
         python_tuple=repr(python_minimum),
         python_text=">= " + ".".join(map(str, python_minimum)),
-        torch_index=TORCH_CPU_INDEX,
-        torch=shlex.quote(torch),
     )
 
 
