@@ -144,7 +144,7 @@ def _inputs(bundle: Path, reference: Path | None, schema_name: str,
             add(name, code_fingerprint(text) if path.suffix == ".py" else text)
 
     spec = tomllib.loads((bundle / SPEC_FILE).read_text(encoding="utf-8"))
-    ignored = LOCATION_KEYS | SPEC_PROSE  # where folders are, and wording: not grades
+    ignored = {*LOCATION_KEYS, *SPEC_PROSE}  # where folders are, and wording: not grades
     add("spec", json.dumps({k: v for k, v in spec.items() if k not in ignored},
                            sort_keys=True))
     add_tree("bundle", bundle)
