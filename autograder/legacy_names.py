@@ -31,7 +31,7 @@ rewritten under the new name the next time the file is saved."""
 
 FORMGRADER_BEGIN = "# >>> h2-grader: nbgrader's autograde refuses here (keep this block) >>>"
 FORMGRADER_END = "# <<< h2-grader <<<"
-"""The markers of the block ``autograder.results.formgrader`` writes into a course root's
+"""The markers of the block ``autograder.views.formgrader`` writes into a course root's
 ``nbgrader_config.py``: an old block is replaced in place by the new one."""
 
 DASK_SCRATCH_PREFIX = "h2-dask-"

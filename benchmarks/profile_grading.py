@@ -41,14 +41,14 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from autograder.assignments import load_assignment  # noqa: E402
+from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course  # noqa: E402
 from autograder.batch import engine  # noqa: E402
-from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course  # noqa: E402
 from autograder.bundles.h2_attention import samples as sample_cohort  # noqa: E402
 from autograder.grading import grade_one  # noqa: E402
 from autograder.grading.submission import load_submission  # noqa: E402
-from autograder.results import feedback_page, gradebook, grades_csv  # noqa: E402
 from autograder.results.result import STATUS_ERROR, save  # noqa: E402
 from autograder.sandbox import client, zygote  # noqa: E402
+from autograder.views import feedback_page, gradebook, grades_csv  # noqa: E402
 
 SPEC = load_assignment("h2_attention")  # the assignment profiled (the demo cohort's)
 HOSTILE = {"infinite_loop", "monkeypatch", "reads_reference"}

@@ -23,16 +23,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from autograder.batch.course import RESULTS_JSON, Course  # noqa: E402
+from autograder.base.course import RESULTS_JSON, Course  # noqa: E402
 from autograder.batch.engine import BatchOptions, grade_course  # noqa: E402
 from autograder.bundles.h2_attention.samples import VARIANTS, build_submission  # noqa: E402
 from autograder.publish import views  # noqa: E402
 from autograder.publish.export import export_root, lms_settings  # noqa: E402
 from autograder.report.build import REPORT_DIR, build_report, save_report  # noqa: E402
 from autograder.report.loading import load_course  # noqa: E402
-from autograder.results import feedback_page, gradebook, grades_csv  # noqa: E402
 from autograder.results.result import load, save  # noqa: E402
 from autograder.sandbox.limits import Limits  # noqa: E402
+from autograder.views import feedback_page, gradebook, grades_csv  # noqa: E402
 from tests.support.h2 import SPEC  # noqa: E402
 
 

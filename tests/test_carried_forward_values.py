@@ -16,7 +16,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from autograder.batch.course import RESULTS_JSON
+from autograder.base.course import RESULTS_JSON
 from autograder.grading.carried_forward import close
 from autograder.grading.runner import run_checks
 from autograder.grading.submission import load_submission

@@ -28,7 +28,7 @@ import nbformat
 import pytest
 
 from autograder.authoring.sync import grade_id
-from autograder.batch.course import Course
+from autograder.base.course import Course
 from autograder.batch.engine import BatchOptions, grade_course
 from autograder.bundles.h2_attention.samples import set_cell, solved_notebook, write_evidence
 from autograder.grading import run_checks, score_parts

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from autograder.authoring import sample_cohort as engine_builder
-from autograder.batch.course import parse_time
+from autograder.base.course import parse_time
 from autograder.bundles.h2_attention import samples as sample_cohort
 from autograder.cli import build_parser
 from autograder.spec import REPO

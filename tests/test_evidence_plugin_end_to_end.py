@@ -15,7 +15,7 @@ import pytest
 
 from autograder.assignments import load_assignment
 from autograder.authoring.sample_cohort import build
-from autograder.batch.course import RESULTS_JSON
+from autograder.base.course import RESULTS_JSON
 from autograder.spec import REPO
 from tests.bundles import averages_students
 from tests.bundles.students import BUNDLES

@@ -78,7 +78,7 @@ def test_the_real_work_in_a_copy_goes_to_review_and_stays_there(tmp_path):
     """The student's solution is in the copy, the original holds the stubs: graded from the
     original (what the assignment asks for), flagged in results.json, grades.csv and the
     feedback page, with the copy named; a TA's decision on a part does not clear it."""
-    from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
+    from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
     from autograder.batch.engine import BatchOptions, grade_course
     from autograder.results.decisions import Decisions, apply
     from autograder.sandbox.limits import Limits

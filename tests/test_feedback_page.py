@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch import root_settings
 from autograder.bundles.h2_attention.evidence_parts import CARRIED_NOTE
 from autograder.grading.carried_forward import carried_note
-from autograder.results import feedback_page, migrate
+from autograder.results import migrate, root_settings
 from autograder.results import result as saved  # (its TestResult is not a pytest class)
 from autograder.results.message import Message
 from autograder.results.result import (
@@ -26,6 +25,7 @@ from autograder.results.result import (
     SubmissionResult,
 )
 from autograder.spec import REPO
+from autograder.views import feedback_page
 from tests.bundles import students as vectors
 from tests.support.h2 import SPEC
 

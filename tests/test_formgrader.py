@@ -17,10 +17,9 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
-from autograder.batch.course import RESULTS_JSON, TIMESTAMP_TXT, Course
+from autograder.base.course import RESULTS_JSON, TIMESTAMP_TXT, Course
 from autograder.bundles.h2_attention.samples import VARIANTS, build_submission, timestamp_text
 from autograder.grading.cells import release_locked_cells
-from autograder.results import formgrader, gradebook, graded_notebook
 from autograder.results.message import Message
 from autograder.results.result import (
     STATUS_GRADED,
@@ -29,6 +28,7 @@ from autograder.results.result import (
     SubmissionResult,
     save,
 )
+from autograder.views import formgrader, gradebook, graded_notebook
 from tests.support.h2 import SPEC
 
 VARIANT = {variant.name: variant for variant in VARIANTS}

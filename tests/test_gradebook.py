@@ -1,6 +1,6 @@
 """The gradebook we write is nbgrader's own: a real SQLite gradebook, the real nbgrader CLI.
 
-``autograder.results.gradebook`` creates a new gradebook itself (nbgrader's tables, stamped
+``autograder.views.gradebook`` creates a new gradebook itself (nbgrader's tables, stamped
 with nbgrader's alembic head through alembic's Python API) instead of letting nbgrader run
 ``alembic heads`` in a subprocess; these tests prove nbgrader takes it as its own, that
 nothing of nbgrader or of the process environment is changed for the process, and that a
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch.course import Course
-from autograder.results import gradebook
+from autograder.base.course import Course
 from autograder.results.result import STATUS_GRADED, PartResult, SubmissionResult
+from autograder.views import gradebook
 from tests.support.h2 import SPEC
 
 VENV_BIN = str(Path(sys.executable).parent)
@@ -442,7 +442,7 @@ def test_formgrader_gets_the_due_date_the_extensions_and_the_whole_review_queue(
 
     from nbgrader.api import Gradebook
 
-    from autograder.batch import root_settings
+    from autograder.results import root_settings
 
     due = datetime(2026, 12, 14, 23, 59, tzinfo=UTC)
     root_settings.save(course.root, SPEC.name, root_settings.RootSettings(due=due))

@@ -76,7 +76,7 @@ def test_a_toml_table_with_unknown_keys_or_bad_values_is_refused():
 
 def test_the_lms_files_and_grades_csv_carry_the_total_after_the_penalty():
     from autograder.integrations.lms.grades import split
-    from autograder.results import grades_csv
+    from autograder.views import grades_csv
 
     result = apply(_result(), POLICY, DUE, DUE + timedelta(days=2))
     row = grades_csv.row(result)

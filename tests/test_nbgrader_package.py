@@ -25,8 +25,8 @@ def test_gradebook_opens_without_the_jupyter_server(tmp_path: Path) -> None:
     seen = _run(f"""
         import json, sys
         from pathlib import Path
-        from autograder.batch.course import Course
-        from autograder.results import gradebook
+        from autograder.base.course import Course
+        from autograder.views import gradebook
         from tests.support.h2 import H2
         gradebook._open(Course(Path({str(tmp_path)!r}), "a1"), "a1", H2).close()
         import nbgrader, nbgrader._version
@@ -54,7 +54,7 @@ def test_the_package_completes_on_demand_as_a_plain_import_makes_it() -> None:
     plain = _run(PUBLIC_NAMES)
     completed = _run("""
         import json
-        from autograder.results.nbgrader_package import is_complete, light_import
+        from autograder.views.nbgrader_package import is_complete, light_import
         package = light_import()
         from nbgrader import utils  # a submodule: not a reason to run __init__
         light = is_complete(package)
@@ -66,7 +66,7 @@ def test_the_package_completes_on_demand_as_a_plain_import_makes_it() -> None:
     assert completed == {"light": False, "complete": True, "points": [{"module": "nbgrader"}],
                          "app": "nbgrader"}
     after = _run(textwrap.dedent("""
-        from autograder.results.nbgrader_package import light_import
+        from autograder.views.nbgrader_package import light_import
         light_import().load_assignments  # any package-level name completes it
     """) + PUBLIC_NAMES)
     assert after == plain and "load_assignments" in plain
@@ -75,7 +75,7 @@ def test_the_package_completes_on_demand_as_a_plain_import_makes_it() -> None:
 def test_a_process_that_imported_nbgrader_keeps_its_module() -> None:
     seen = _run("""
         import json, nbgrader
-        from autograder.results.nbgrader_package import is_complete, light_import
+        from autograder.views.nbgrader_package import is_complete, light_import
         print(json.dumps({"same": light_import() is nbgrader, "complete": is_complete(nbgrader)}))
     """)
     assert seen == {"same": True, "complete": True}

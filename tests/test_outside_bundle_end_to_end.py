@@ -23,7 +23,7 @@ from types import SimpleNamespace
 import pytest
 
 from autograder.authoring.release import nbgrader_env
-from autograder.batch.root_settings import COURSE_JSON
+from autograder.results.root_settings import COURSE_JSON
 from autograder.spec import REPO
 from tests.bundles import averages_students as students
 from tests.bundles.students import BUNDLES

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments.remembered import BundleGone, load_in_root, remember
-from autograder.batch.root_settings import COURSE_JSON
 from autograder.integrations.cohorts.config import get_cohort
+from autograder.results.root_settings import COURSE_JSON
 from autograder.spec import SpecError
 from tests.bundles.students import BUNDLES
 from tests.support.cli import one_line_error

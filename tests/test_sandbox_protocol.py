@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from autograder.results.safe_text import csv_cell, quotes_inputs, safe_text, without_paths
+from autograder.base.safe_text import csv_cell, quotes_inputs, safe_text, without_paths
 from autograder.sandbox.client import check_hello, check_reply, safe_error
 from autograder.sandbox.uids import LOCK_DIR_PREFIX, UidLeaseError, lock_dir
 from autograder.sandbox.zygote import Zygote, zygote_environment

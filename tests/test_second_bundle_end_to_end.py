@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON
+from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON
 from autograder.integrations.gradescope.results import SUBMISSION_ENTRY
 from autograder.spec import REPO
 from tests.bundles import students
@@ -195,7 +195,7 @@ def test_report_describes_the_second_bundle_alone(course, h2_graded, tmp_path):
 
 
 def test_the_lms_files_carry_the_second_bundles_points(course, second, h2_graded, tmp_path):
-    from autograder.batch.course import Course
+    from autograder.base.course import Course
     from autograder.integrations.lms import canvas, moodle
     from autograder.integrations.lms.grades import split
     from autograder.results.result import load

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch.course import RESULTS_JSON, Course
-from autograder.results import grades_csv
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.results.message import Message
 from autograder.results.result import STATUS_GRADED, PartResult, SubmissionResult, save
+from autograder.views import grades_csv
 from tests.support.cli import one_line_error
 from tests.support.h2 import SPEC
 
@@ -78,7 +78,7 @@ def test_an_unreadable_gradebook_is_stale_not_a_traceback(root):
 
 def test_a_copy_that_cannot_be_written_is_named_and_the_rest_still_published(root):
     """publish after a grade is saved: a failing view is named, never a traceback."""
-    from autograder.batch.course import Course
+    from autograder.base.course import Course
     from autograder.publish.views import publish
 
     (root / "summary.md").write_text("old")

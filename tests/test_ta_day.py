@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
-from autograder.integrations.cohorts.feedback import feedback_page
 from autograder.results.result import STATUS_GRADED, SubmissionResult, load
+from autograder.views.nbgrader_feedback import feedback_page
 from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
@@ -97,7 +97,7 @@ def assert_every_output_agrees(course: Course, step: str) -> dict[str, Submissio
 
 def formgrader_notes(course: Course, student: str) -> str:
     """What the graded notebook formgrader opens says about the submission as a whole."""
-    from autograder.results import graded_notebook
+    from autograder.views import graded_notebook
 
     cells = json.loads(graded_notebook.path(course, student).read_text())["cells"]
     return "".join(out.get("text", "") for cell in cells[:2] for out in cell.get("outputs", []))

@@ -22,7 +22,7 @@ from autograder.assignments.registry import FOLDERS_VARIABLE, available, load_as
 from autograder.spec import SpecError
 
 if TYPE_CHECKING:
-    from autograder.batch.course import Course
+    from autograder.base.course import Course
 
 LISTED_BY = "`python -m autograder assignments` lists them"
 
@@ -59,7 +59,7 @@ def assignment_in_root(args: argparse.Namespace, root: Path, *,
     Its bundle is looked for in ``--assignments``, then where the root remembers it
     (``remembered``); ``remember``: write a folder given here into the root's course.json
     (``autograde`` does it itself, once the sandbox is starting)."""
-    from autograder.batch.course import assignments_in
+    from autograder.base.course import assignments_in
 
     if not args.assignment:
         if not root.is_dir():
@@ -102,7 +102,7 @@ def add_graded_root_arguments(parser: argparse.ArgumentParser) -> None:
 def graded_course(args: argparse.Namespace) -> tuple[Course, Assignment]:
     """``args.root`` as a graded course root and the assignment ``args`` name there (else its
     one); a root with nothing graded is one line saying what to run (a ``SpecError``)."""
-    from autograder.batch.course import AUTOGRADED, Course
+    from autograder.base.course import AUTOGRADED, Course
 
     root = args.root.resolve()
     if not (root / AUTOGRADED).is_dir():

@@ -2,7 +2,7 @@
 
 A command given ``--assignments DIR`` (or a cohorts file's ``assignments``) in a course
 root writes the folder of the bundle it found there into the root's course.json
-(``autograder.batch.root_settings``: ``"bundle"`` under the assignment); a later command in
+(``autograder.results.root_settings``: ``"bundle"`` under the assignment); a later command in
 that root without ``--assignments`` finds the bundle there, so a TA names the folder once.
 Folders given on the command line still come first (a new place replaces the remembered
 one). A remembered folder that is gone is one line saying which and how to fix it (a
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from autograder.assignments.bundle import Assignment
 from autograder.assignments.registry import available, load_assignment
-from autograder.batch import root_settings
+from autograder.results import root_settings
 from autograder.spec import SPEC_FILE, SpecError
 
 

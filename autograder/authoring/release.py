@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from autograder.assignments.bundle import CHECKS, DATA
 from autograder.authoring import student_env
 from autograder.authoring.authored import add_authoring_arguments, authoring_assignment
-from autograder.batch.course import GRADEBOOK_DB, Course
+from autograder.base.course import GRADEBOOK_DB, Course
 
 if TYPE_CHECKING:
     from autograder.assignments.bundle import Assignment

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from autograder.assignments import hook_modules
 from autograder.assignments.arguments import add_assignment_arguments, assignment_from
 from autograder.authoring.sync import grade_id, solution_cell_source
-from autograder.batch.course import SUBMITTED, TIMESTAMP_TXT, Course
+from autograder.base.course import SUBMITTED, TIMESTAMP_TXT, Course
 from autograder.spec import SpecError
 
 if TYPE_CHECKING:

@@ -51,12 +51,12 @@ from typing import TYPE_CHECKING, NoReturn
 # checks, torch, nbgrader) is imported in ``run`` once the zygote is warming up beside it.
 from autograder.assignments import Assignment, remembered
 from autograder.assignments.arguments import add_assignment_arguments, assignment_in_root
+from autograder.base.course import SUBMITTED, Course
 from autograder.batch.cluster.choice import SLURM, ClusterError, parse_cluster
-from autograder.batch.course import SUBMITTED, Course
 from autograder.batch.options import BatchOptions, launch_sandbox
 from autograder.batch.root_lock import RootBusy, hold
-from autograder.batch.root_settings import RootSettingsError, course_name_problem, remember
 from autograder.batch.workdir import current_folder_problem
+from autograder.results.root_settings import RootSettingsError, course_name_problem, remember
 from autograder.sandbox.limits import BASE_MEMORY_MB, PRELOAD_MEMORY_MB, Limits
 from autograder.sandbox.zygote import discard
 from autograder.spec import SpecError
@@ -371,7 +371,7 @@ def late_policy(text: str) -> object:
 
 def version_rule(text: str) -> str:
     """An argparse ``type``: a version rule (``autograder.batch.version_rule.parse``)."""
-    from autograder.batch.version_rule import VersionRuleError, parse
+    from autograder.results.version_rules import VersionRuleError, parse
 
     try:
         return parse(text)
@@ -483,10 +483,10 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
     # Warms while the course is checked and the grader loads.
     sandbox = launch_sandbox(options, assignment)
     from autograder.batch.engine import grade_course
-    from autograder.results.gradebook import GradebookError
     from autograder.results.result import STATUS_ERROR
     from autograder.sandbox.client import IsolationError
     from autograder.sandbox.uids import UidLeaseError
+    from autograder.views.gradebook import GradebookError
 
     try:
         assignment.evidence  # noqa: B018  (its plugin checked now, a bad one in one line)

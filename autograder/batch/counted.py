@@ -15,8 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.batch import version_rule
-from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.batch.version_rule import Plan
 from autograder.results.late_policy import LatePolicy
 from autograder.results.result import STATUS_ERROR, SubmissionResult, load, save
@@ -83,7 +83,7 @@ def _write(course: Course, assignment: Assignment, result: SubmissionResult,
            folder: Path | None) -> None:
     """``result`` as the student's results.json, feedback.html and formgrader notebook
     (``folder``: the counted version's files; None: the submission in submitted/)."""
-    from autograder.results import feedback_page, graded_notebook
+    from autograder.views import feedback_page, graded_notebook
 
     out = course.autograded(result.student)
     save(result, out / RESULTS_JSON)

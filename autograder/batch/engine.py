@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING, NamedTuple
 from tqdm import tqdm
 
 from autograder.assignments import Assignment, load_assignment
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.batch import counted, interrupts, lateness, version_rule, versions
 from autograder.batch.cluster.executor import grade_on_cluster
-from autograder.batch.course import RESULTS_JSON, Course
 from autograder.batch.isolation_probe import probe_isolation
 from autograder.batch.options import BatchOptions
 from autograder.batch.outcome import (
@@ -44,14 +44,14 @@ from autograder.batch.outcome import (
     save_version_result,
 )
 from autograder.batch.root_lock import hold
-from autograder.batch.root_settings import due_text
 from autograder.grading.runner import require_consistent_spec
 from autograder.grading.submission import content_hash, load_submission
-from autograder.results import gradebook, grades_csv
 from autograder.results.decisions import Decisions
 from autograder.results.result import STATUS_ERROR, SubmissionResult, load
-from autograder.review.outputs import import_formgrader, with_decisions
+from autograder.results.root_settings import due_text
 from autograder.sandbox.client import IsolationError
+from autograder.views import gradebook, grades_csv
+from autograder.views.outputs import import_formgrader, with_decisions
 
 if TYPE_CHECKING:
     from autograder.sandbox.zygote import Zygote

@@ -33,8 +33,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from autograder.base.course import submission_time
 from autograder.batch import receipts as receipts_file
-from autograder.batch.course import submission_time
 from autograder.grading.submission import content_hash
 
 TOLERANCE = timedelta(minutes=2)

@@ -13,11 +13,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.batch import lateness
-from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
-from autograder.batch.root_settings import due_text
 from autograder.results import note_codes
 from autograder.results.result import STATUS_ERROR, PartResult, SubmissionResult, save
+from autograder.results.root_settings import due_text
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -71,7 +71,7 @@ def save_result(course: Course, assignment: Assignment, result: SubmissionResult
     submission folder when not given); returns ``result``."""
     # Imported here, not at the top: a grading process imports them in its warm-up, with
     # the cyclic collector off (``grading.session.warm_up_checks``), before this is first called.
-    from autograder.results import feedback_page, graded_notebook
+    from autograder.views import feedback_page, graded_notebook
 
     folder = course.submitted(result.student)
     mark_submission_time(result, folder, due)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
-from autograder.batch.course import parse_time
+from autograder.base.course import parse_time
 from autograder.legacy_names import RECEIPTS_FORMAT as LEGACY_FORMAT
 from autograder.results.result import write_atomically
 

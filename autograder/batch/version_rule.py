@@ -20,35 +20,25 @@ import copy
 from dataclasses import dataclass
 from datetime import datetime
 
+from autograder.base.course import Course, parse_time
 from autograder.batch import lateness
-from autograder.batch.course import Course, parse_time
 from autograder.batch.versions import Version, kept
 from autograder.grading.submission import content_hash
 from autograder.results import late_policy
 from autograder.results.late_policy import LatePolicy
 from autograder.results.result import SubmissionResult, load
-
-NEWEST = "newest"
-LAST_ON_TIME = "last_on_time"
-BEST_AFTER_PENALTY = "best_after_penalty"
-RULES = (NEWEST, LAST_ON_TIME, BEST_AFTER_PENALTY)
-# Why the counted version counts (results.json's ``version.why``).
-WHY_NEWEST = "newest"
-WHY_LAST_ON_TIME = "last_on_time"
-WHY_BETTER = "better_after_penalty"
-WHY_TIE = "tie_on_time"
-
-
-class VersionRuleError(ValueError):
-    """A ``version_rule`` that is not one of ``RULES``: one line naming them."""
-
-
-def parse(text: str) -> str:
-    """``text`` as a rule (case and ``-`` for ``_`` forgiven), else ``VersionRuleError``."""
-    rule = str(text).strip().lower().replace("-", "_")
-    if rule not in RULES:
-        raise VersionRuleError(f"version rule {text!r} is not one of {', '.join(RULES)}")
-    return rule
+from autograder.results.version_rules import (  # noqa: F401  (this module's names too)
+    BEST_AFTER_PENALTY,
+    LAST_ON_TIME,
+    NEWEST,
+    RULES,
+    WHY_BETTER,
+    WHY_LAST_ON_TIME,
+    WHY_NEWEST,
+    WHY_TIE,
+    VersionRuleError,
+    parse,
+)
 
 
 @dataclass(frozen=True)

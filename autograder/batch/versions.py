@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from autograder.base.course import RESULTS_JSON, Course, parse_time, submission_time
 from autograder.batch import receipts as receipts_file
-from autograder.batch.course import RESULTS_JSON, Course, parse_time, submission_time
 from autograder.grading.submission import content_hash
 from autograder.results.result import SubmissionResult, write_atomically
 

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
+from autograder.base.safe_text import PRIVATE_PATH, hide_paths
 from autograder.grading import run_checks, score_parts
 from autograder.grading.assemble import (
     REACHED_OUT_CELL,
@@ -29,7 +30,6 @@ from autograder.grading.submission import Submission
 from autograder.results import note_codes
 from autograder.results.message import Message
 from autograder.results.result import SubmissionResult
-from autograder.results.safe_text import PRIVATE_PATH, hide_paths
 from autograder.sandbox.client import SandboxReport, SandboxStudent
 
 if TYPE_CHECKING:

@@ -1,16 +1,16 @@
 """The grading machine's paths that no message a student reads may show.
 
 A student's code that names one (an error quoting ``/srv/course/...``) both must not show it
-and has reached outside its submission; ``autograder.results.safe_text.hide_paths`` hides
+and has reached outside its submission; ``autograder.base.safe_text.hide_paths`` hides
 them and says whether it did. Which folder is the course root is the course layout's to say
-(``autograder.batch.course``), not a guess from a folder's depth.
+(``autograder.base.course``), not a guess from a folder's depth.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.batch.course import course_root_of
+from autograder.base.course import course_root_of
 from autograder.spec import REPO
 
 

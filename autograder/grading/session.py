@@ -83,9 +83,10 @@ def warm_up_checks(assignment: Assignment) -> None:
 
 
 def _import_and_collect(assignment: Assignment) -> None:
+    import jinja2  # noqa: F401  (the feedback page's: imported once, before the fork)
+
     from autograder.grading.cells import release_locked_cells
     from autograder.grading.runner import collect_checks
-    from autograder.results import feedback_page  # noqa: F401  (jinja2)
 
     if "torch" in assignment.preload:
         import torch

@@ -48,6 +48,6 @@ def reached_out(error: StudentError | None) -> bool:
     if flag is not None:
         return bool(flag)
     # Transitional, until every ``StudentError`` carries the flag: the mark the client leaves.
-    from autograder.results.safe_text import PRIVATE_PATH
+    from autograder.base.safe_text import PRIVATE_PATH
 
     return PRIVATE_PATH in error.message

@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.assignments.arguments import add_graded_root_arguments, graded_course
-from autograder.batch import root_settings
-from autograder.batch.course import FEEDBACK, Course
+from autograder.base.course import FEEDBACK, Course
 from autograder.batch.root_lock import RootBusy, hold
 from autograder.publish.views import NBGRADER_EXPORT
-from autograder.results.gradebook import GradebookError
+from autograder.results import root_settings
+from autograder.views.gradebook import GradebookError
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -86,11 +86,11 @@ def export_root(course: Course, assignment: Assignment, canvas: CanvasSettings,
                 moodle: MoodleSettings, roster: object = None) -> ExportFiles:
     """Every file the LMS and the students need, from the root's grades of record (see the
     module); ``roster``: Moodle's grading worksheet, for the import warnings."""
-    from autograder.integrations.cohorts.feedback import write_feedback
-    from autograder.integrations.cohorts.summary import write_summary
     from autograder.integrations.lms import checks
     from autograder.integrations.lms.files import settings_data, write_files
-    from autograder.review.outputs import saved_results
+    from autograder.report.summary import write_summary
+    from autograder.views.nbgrader_feedback import write_feedback
+    from autograder.views.outputs import saved_results
 
     read_in_formgrader(course, assignment)  # a score entered there since: in every file below
     target = course.root / NBGRADER_EXPORT
@@ -124,10 +124,10 @@ def read_in_formgrader(course: Course, assignment: Assignment) -> list[str]:
     results.json, feedback.html, grades.csv and the gradebook (and the feedback copies)
     before anything is exported, so one export never shows two numbers for one student;
     returns the students whose grade changed."""
-    from autograder.integrations.cohorts.feedback import refresh_pages
     from autograder.results.decisions import DecisionError, Decisions
     from autograder.results.result import load
-    from autograder.review.outputs import import_formgrader, result_path, rewrite_student
+    from autograder.views.nbgrader_feedback import refresh_pages
+    from autograder.views.outputs import import_formgrader, result_path, rewrite_student
 
     changed = []
     try:

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.assignments.arguments import add_graded_root_arguments, graded_course
-from autograder.batch import root_settings
-from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.results import root_settings
 from autograder.results.result import STATUS_ERROR, STATUS_GRADED, SubmissionResult
 
 if TYPE_CHECKING:
@@ -79,11 +79,11 @@ def record_time(course: Course) -> datetime | None:
 
 def outputs(course: Course, assignment: Assignment) -> list[Output]:
     """Every output of the root that exists, oldest first."""
-    from autograder.integrations.cohorts.feedback import feedback_page
-    from autograder.integrations.cohorts.summary import SUMMARY_MD
     from autograder.integrations.lms.files import FILE_NAMES
     from autograder.publish.views import NBGRADER_EXPORT
     from autograder.report.build import REPORT_DIR
+    from autograder.report.summary import SUMMARY_MD
+    from autograder.views.nbgrader_feedback import feedback_page
 
     newest = record_time(course)
     found: list[Output] = []
@@ -135,7 +135,7 @@ def gradebook_disagrees(course: Course) -> list[str]:
     import tempfile
 
     from autograder.publish.views import nbgrader_export
-    from autograder.review.outputs import saved_results
+    from autograder.views.outputs import saved_results
 
     with tempfile.TemporaryDirectory() as scratch:
         target = Path(scratch) / "export.csv"
@@ -154,7 +154,7 @@ def gradebook_disagrees(course: Course) -> list[str]:
 
 def status_lines(course: Course, assignment: Assignment) -> list[str]:
     """What ``status`` prints for ``course``."""
-    from autograder.review.outputs import saved_results
+    from autograder.views.outputs import saved_results
 
     settings = root_settings.load(course.root, course.assignment)
     students = course.students()

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.batch import root_settings
-from autograder.batch.course import Course
+from autograder.base.course import Course
+from autograder.results import root_settings
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -57,7 +57,7 @@ def publish(course: Course, assignment: Assignment, students: Iterable[str] = ()
 
 def _feedback_copies(course: Course, assignment: Assignment, students: list[str],
                      done: Published) -> None:
-    from autograder.integrations.cohorts.feedback import refresh_pages
+    from autograder.views.nbgrader_feedback import refresh_pages
 
     refreshed = refresh_pages(course, assignment, students)
     if refreshed:
@@ -66,8 +66,8 @@ def _feedback_copies(course: Course, assignment: Assignment, students: list[str]
 
 
 def _lms_files(course: Course, assignment: Assignment, done: Published) -> None:
-    from autograder.integrations.cohorts.summary import SUMMARY_MD, write_summary
     from autograder.integrations.lms.files import FILE_NAMES, settings_from, write_files
+    from autograder.report.summary import SUMMARY_MD, write_summary
 
     if (course.root / SUMMARY_MD).is_file():
         write_summary(course, assignment)
@@ -106,7 +106,7 @@ def nbgrader_export(course: Course, target: Path) -> None:
     replaced atomically."""
     import os
 
-    from autograder.results.nbgrader_package import light_import
+    from autograder.views.nbgrader_package import light_import
 
     light_import()
     from nbgrader.api import Gradebook

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.batch.course import Course
+from autograder.base.course import Course
 from autograder.report import evidence_copies, figures_csv, plots, similarity, statistics
 from autograder.report.evidence_copies import CopiedEvidence
 from autograder.report.loading import GradedCourse, load_course

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.assignments.arguments import add_assignment_arguments, assignment_in_root
+from autograder.base.wording import plural
 from autograder.batch.command import one_line_errors
-from autograder.results.wording import plural
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment

@@ -11,11 +11,11 @@ import io
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from autograder.base.safe_text import csv_cell, safe_text
 from autograder.report.evidence_copies import CopiedEvidence
 from autograder.report.similarity import Pair
 from autograder.report.statistics import Item, Misconception, ReviewLists, Timing
 from autograder.results.result import SubmissionResult, write_atomically
-from autograder.results.safe_text import csv_cell, safe_text
 
 
 def _number(value: float | None, digits: int = 4) -> float | str:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.batch.course import AUTOGRADED, GRADES_CSV, RESULTS_JSON, Course
-from autograder.results import grades_csv
+from autograder.base.course import AUTOGRADED, GRADES_CSV, RESULTS_JSON, Course
 from autograder.results.result import SubmissionResult, load
+from autograder.views import grades_csv
 
 
 class ReportError(RuntimeError):

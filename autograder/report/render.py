@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import jinja2
 
-from autograder.results.wording import inline_markdown, plural
+from autograder.base.wording import inline_markdown, plural
 
 if TYPE_CHECKING:
     from autograder.report.build import Report

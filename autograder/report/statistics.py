@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from autograder.batch.course import parse_time
+from autograder.base.course import parse_time
 from autograder.grading.diagnoses import known
 from autograder.results import note_codes
 from autograder.results.message import has_code

@@ -13,7 +13,7 @@ decision is not applied: the part keeps its automatic points and goes to review,
 which decision no longer applies. Nothing a person decided is dropped silently.
 
 Stored as ``decisions.json`` at the course root, written atomically; scores entered in
-formgrader are read into it before grading (``autograder.results.gradebook.manual_scores``).
+formgrader are read into it before grading (``autograder.views.gradebook.manual_scores``).
 """
 
 from __future__ import annotations

@@ -32,15 +32,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.assignments.arguments import graded_course
-from autograder.batch.course import Course
+from autograder.base.course import Course
 from autograder.batch.root_lock import RootBusy, hold
 from autograder.batch.versions import graded_files
 from autograder.report.command import add_root_assignment_arguments
 from autograder.results.decisions import DecisionError, Decisions
-from autograder.results.gradebook import GradebookError
-from autograder.results.graded_notebook import text_to_judge
 from autograder.results.result import SubmissionResult, load
-from autograder.review.outputs import import_formgrader, result_path, rewrite_student, saved_results
+from autograder.views.gradebook import GradebookError
+from autograder.views.graded_notebook import text_to_judge
+from autograder.views.outputs import import_formgrader, result_path, rewrite_student, saved_results
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -211,6 +211,6 @@ def _publish(course: Course, assignment: Assignment, students: list[str]) -> Non
 def _clear_manual_score(course: Course, result: SubmissionResult, part: str,
                         assignment: Assignment) -> None:
     """A cleared decision clears formgrader's manual score too (else it would be read back)."""
-    from autograder.results.gradebook import clear_manual_score
+    from autograder.views.gradebook import clear_manual_score
 
     clear_manual_score(course, result.student, part, assignment=assignment)

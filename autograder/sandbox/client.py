@@ -11,7 +11,7 @@ protocol is strict: every send and receive has a deadline, every reply is
 decoded by the message classes both sides share (``autograder.untrusted.messages``)
 before anything reads it, and a reply that is not of their shape is a worker that
 misbehaved: it costs the submission's own call, like a crash. Student text in replies is
-made safe here, once (``autograder.results.safe_text``).
+made safe here, once (``autograder.base.safe_text``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from autograder.results.safe_text import INPUTS_HIDDEN, quotes_inputs, safe_text, without_paths
+from autograder.base.safe_text import INPUTS_HIDDEN, quotes_inputs, safe_text, without_paths
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.zygote import Zygote, ZygoteError, kill_worker
 from autograder.untrusted import plain, protocol

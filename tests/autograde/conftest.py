@@ -27,7 +27,7 @@ from hostile_cases import (
     options,
 )
 
-from autograder.batch.course import Course
+from autograder.base.course import Course
 from autograder.batch.engine import grade_course
 from tests.support.h2 import SPEC
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.batch.course import Course
+from autograder.base.course import Course
 from autograder.batch.engine import grade_course
 from autograder.batch.options import BatchOptions, launch_sandbox
 from autograder.sandbox.client import SandboxStudent

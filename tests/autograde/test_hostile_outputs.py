@@ -10,8 +10,8 @@ import re
 import pytest
 from hostile_cases import HOSTILE, HostileBatch, student_of
 
+from autograder.base.safe_text import FORMULA_STARTS, INPUTS_HIDDEN, MAX_FRACTIONS
 from autograder.results.result import STATUS_ERROR
-from autograder.results.safe_text import FORMULA_STARTS, INPUTS_HIDDEN, MAX_FRACTIONS
 from autograder.spec import REPO
 from tests.support.h2 import SPEC
 from tests.support.said import said

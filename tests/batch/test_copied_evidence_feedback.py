@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.batch.engine import grade_course
 from autograder.batch.lateness import NOT_JUDGED
 from tests.support.h2 import SPEC

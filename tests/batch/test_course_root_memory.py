@@ -13,19 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch import root_settings
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.batch.command import interrupted_line, summary_line
-from autograder.batch.course import RESULTS_JSON, Course
 from autograder.batch.engine import BatchSummary, every_result
 from autograder.batch.lateness import NOT_JUDGED
 from autograder.batch.outcome import internal_error_result
 from autograder.batch.root_lock import LOCK_FILE, RootBusy, hold
-from autograder.batch.root_settings import RootSettingsError, remember
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import get_cohort
-from autograder.results import grades_csv
+from autograder.results import root_settings
 from autograder.results.result import SubmissionResult, save
+from autograder.results.root_settings import RootSettingsError, remember
 from autograder.spec import REPO
+from autograder.views import grades_csv
 from tests.support.cli import one_line_error
 from tests.support.h2 import SPEC
 

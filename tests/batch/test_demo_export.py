@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from autograder.authoring.release import nbgrader_env
-from autograder.batch.course import Course
+from autograder.base.course import Course
 from autograder.batch.engine import grade_course
 from autograder.spec import REPO
 from tests.support.h2 import SPEC

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON
+from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON
 from autograder.batch.lateness import NOT_JUDGED
 from autograder.bundles.h2_attention.samples import VARIANTS, build_submission, on_time
 from autograder.spec import REPO

@@ -24,9 +24,9 @@ import nbformat
 import pytest
 
 from autograder.authoring.sync import grade_id
+from autograder.base.safe_text import INPUTS_HIDDEN, MAX_FRACTIONS
 from autograder.bundles.h2_attention.samples import solved_notebook, write_evidence
 from autograder.integrations.gradescope import build, results, scripts
-from autograder.results.safe_text import INPUTS_HIDDEN, MAX_FRACTIONS
 from autograder.spec import REPO
 from tests.support.gradescope_tree import run_upload, unpack_like_gradescope
 from tests.support.h2 import SPEC
@@ -59,7 +59,7 @@ def test_the_zip_holds_the_scripts_and_the_grader_and_nothing_of_a_course(zip_pa
     for name in (f"{bundle}/checks/test_softmax.py", f"{bundle}/checks/pytest.ini",
                  f"{bundle}/assignment.toml", f"{bundle}/data/{SPEC.schema}",
                  f"{bundle}/data/{SPEC.notebook}",
-                 "autograder/results/templates/feedback.html.j2", "solutions/attention.py"):
+                 "autograder/views/templates/feedback.html.j2", "solutions/attention.py"):
         assert name in names
     # The engine and this one bundle: no other assignment's.
     assert {name.split("/")[2] for name in names if name.startswith("autograder/bundles/")

@@ -9,8 +9,8 @@ import signal
 
 import pytest
 
+from autograder.base.course import Course
 from autograder.batch import engine
-from autograder.batch.course import Course
 from autograder.results.result import STATUS_ERROR
 from tests.support.h2 import SPEC
 

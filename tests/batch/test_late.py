@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, TIMESTAMP_TXT, Course
+from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, TIMESTAMP_TXT, Course
 from autograder.batch.engine import grade_course
 from autograder.batch.lateness import NOT_JUDGED
 from tests.support.h2 import SPEC
@@ -41,7 +41,7 @@ def csv_rows(course: Course) -> dict[str, dict[str, str]]:
 
 
 def test_submission_time_says_why_it_has_none(tmp_path):
-    from autograder.batch.course import submission_time
+    from autograder.base.course import submission_time
 
     assert submission_time(tmp_path) == (None, "timestamp.txt missing")
     (tmp_path / TIMESTAMP_TXT).write_text("last tuesday")

@@ -14,8 +14,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from autograder.base.course import TIMESTAMP_TXT, Course
 from autograder.batch import receipts
-from autograder.batch.course import TIMESTAMP_TXT, Course
 from autograder.batch.lateness import SOURCE_CLAIM_ONLY, TOLERANCE, decide, span
 from autograder.grading.submission import content_hash
 from autograder.integrations.cohorts.arrival import REACHED_EXCHANGE, _extra_time

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 import solutions
-from autograder.batch.course import RESULTS_JSON, Course
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.batch.engine import grade_course
 from autograder.bundles.h2_attention.samples import set_cell
 from autograder.grading.grade_one import REACHED_OUT_CELL, REACHED_OUT_FUNCTION

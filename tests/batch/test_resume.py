@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch.course import RESULTS_JSON, Course
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.batch.engine import grade_course
 from autograder.bundles.h2_attention.samples import write_evidence
 from tests.support.h2 import SPEC
@@ -97,7 +97,7 @@ def test_a_new_gradebook_has_nbgraders_schema_version(tmp_path):
     from nbgrader.dbutil import _temp_alembic_ini
 
     from autograder.authoring.release import nbgrader_env
-    from autograder.results import gradebook
+    from autograder.views import gradebook
 
     gradebook._open(Course(tmp_path, ASSIGNMENT), ASSIGNMENT, SPEC).close()
     (stamped,) = sqlite3.connect(tmp_path / "gradebook.db").execute(

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from autograder.assignments.arguments import assignment_in_root
-from autograder.batch.course import RESULTS_JSON, Course
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.results.result import load
 from autograder.spec import REPO, SpecError
 from tests.support.cli import one_line_error

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.batch import versions
-from autograder.batch.course import RESULTS_JSON, Course
 from autograder.bundles.h2_attention.samples import DEMO_DUE, VARIANTS, build_submission
 from autograder.results.result import load
 from tests.support.commands import autograde_ok, grades_rows

@@ -11,12 +11,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from autograder.batch import lateness, receipts, root_settings, version_rule, versions
-from autograder.batch.course import TIMESTAMP_TXT, Course
-from autograder.results import grades_csv
+from autograder.base.course import TIMESTAMP_TXT, Course
+from autograder.batch import lateness, receipts, version_rule, versions
+from autograder.results import root_settings
 from autograder.results.late_policy import LatePolicy
 from autograder.results.result import PartResult, SubmissionResult
 from autograder.results.version_note import sentence
+from autograder.views import grades_csv
 from tests.support.h2 import SPEC
 
 DUE = datetime(2026, 12, 14, 23, 59, tzinfo=UTC)

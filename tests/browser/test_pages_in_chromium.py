@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch import root_settings
-from autograder.batch.course import FEEDBACK_HTML, Course
+from autograder.base.course import FEEDBACK_HTML, Course
 from autograder.batch.engine import BatchOptions, grade_course
 from autograder.bundles.h2_attention.samples import DEMO_DUE, VARIANTS, build_submission, on_time
+from autograder.results import root_settings
 from autograder.results.result import SubmissionResult
 from autograder.sandbox.limits import Limits
 from tests.support.h2 import SPEC

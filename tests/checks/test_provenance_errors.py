@@ -15,6 +15,7 @@ import json
 import pytest
 
 import solutions
+from autograder.base.safe_text import INPUTS_HIDDEN
 from autograder.bundles.h2_attention.evidence import EvidenceReport, verify_evidence
 from autograder.bundles.h2_attention.evidence_parts import evidence_part_scores
 from autograder.bundles.h2_attention.provenance import (
@@ -24,7 +25,6 @@ from autograder.bundles.h2_attention.provenance import (
 )
 from autograder.bundles.h2_attention.raised_sections import error_text, same_error
 from autograder.grading.student import StudentError
-from autograder.results.safe_text import INPUTS_HIDDEN
 from solutions.evidence import build_evidence
 from tests.support.evidence_files import honest_evidence
 from tests.support.h2 import SPEC

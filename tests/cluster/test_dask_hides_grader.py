@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from autograder.base.course import Course
 from autograder.batch.cluster.choice import DASK_LOCAL, ClusterChoice
-from autograder.batch.course import Course
 from autograder.batch.engine import BatchOptions, grade_course
 from autograder.spec import REPO
 from tests.support.dask_cluster import FAST_LIMITS

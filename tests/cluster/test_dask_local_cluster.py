@@ -13,9 +13,9 @@ from dataclasses import replace
 import psutil
 import pytest
 
+from autograder.base.course import Course
 from autograder.batch.cluster.choice import DASK_LOCAL, ClusterChoice
 from autograder.batch.cluster.executor import connect
-from autograder.batch.course import Course
 from autograder.batch.engine import BatchOptions, grade_course
 from tests.support.dask_cluster import FAST_LIMITS, saved
 from tests.support.h2 import SPEC

@@ -12,9 +12,9 @@ import dask
 import pytest
 from distributed import Client, LocalCluster
 
+from autograder.base.course import Course
 from autograder.batch.cluster.choice import SCHEDULER, ClusterChoice
 from autograder.batch.cluster.executor import grade_on_cluster
-from autograder.batch.course import Course
 from autograder.batch.engine import BatchOptions, grade_course
 from tests.support.dask_cluster import FAST_LIMITS
 from tests.support.h2 import SPEC

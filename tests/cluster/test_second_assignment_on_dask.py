@@ -8,9 +8,9 @@ import json
 
 import pytest
 
+from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.batch.cluster.choice import DASK_LOCAL, ClusterChoice
 from autograder.batch.cluster.worker import GradingSessionPlugin, bundle_folders
-from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.batch.engine import BatchOptions, grade_course
 from tests.support.dask_cluster import FAST_LIMITS
 from tests.support.h2 import SPEC as H2

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from autograder.base.course import Course
 from autograder.batch.cluster.choice import SLURM, ClusterChoice, ClusterError
 from autograder.batch.cluster.executor import grade_on_cluster
 from autograder.batch.cluster.slurm import JOB_NAME
 from autograder.batch.command import interrupted_line
-from autograder.batch.course import Course
 from autograder.batch.engine import BatchOptions
 from tests.support import slurm_cluster
 from tests.support.commands import interruptible

@@ -11,8 +11,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from autograder.base.course import TIMESTAMP_TXT, Course
 from autograder.batch import receipts
-from autograder.batch.course import TIMESTAMP_TXT, Course
 from autograder.integrations.cohorts import arrival
 from tests.support.h2 import SPEC
 

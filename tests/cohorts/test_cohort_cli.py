@@ -266,7 +266,7 @@ def test_cohort_grade_and_autograde_take_the_same_grading_options(tmp_path, flag
 def test_releasing_to_a_root_graded_without_a_release_is_one_line_and_touches_nothing(tmp_path):
     """Issue 37: a cohort naming a root graded with `autograde --root` failed `cohort release`
     in 36 lines of nbgrader's "Cannot add or remove cells", after rewriting the root's config."""
-    from autograder.batch.course import Course
+    from autograder.base.course import Course
     from autograder.batch.engine import BatchOptions, grade_course
     from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
     from autograder.sandbox.limits import Limits

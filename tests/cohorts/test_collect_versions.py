@@ -17,8 +17,8 @@ import nbformat
 import pytest
 
 from autograder.authoring.release import nbgrader_env
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.batch import versions
-from autograder.batch.course import RESULTS_JSON, Course
 from autograder.batch.engine import BatchOptions
 from autograder.bundles.h2_attention.samples import (
     VARIANTS,

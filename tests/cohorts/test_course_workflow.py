@@ -259,9 +259,9 @@ def test_autograde_in_a_cohort_root_keeps_the_cohorts_due_date(round_trip):
 def test_a_decision_after_feedback_and_export_reaches_every_copy(round_trip):
     """Issue 37: after `review set`, the feedback copies release_feedback sends, the Canvas and
     Moodle files, summary.md and nbgrader's export kept the old total (78 vs 80)."""
-    from autograder.batch.course import Course
-    from autograder.integrations.cohorts.feedback import feedback_page
-    from autograder.integrations.cohorts.summary import cohort_results, render_summary
+    from autograder.base.course import Course
+    from autograder.report.summary import cohort_results, render_summary
+    from autograder.views.nbgrader_feedback import feedback_page
 
     a = round_trip.a
     before = read_csv(a.root / "grades.csv")["a2"]

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from autograder.base.course import Course
 from autograder.batch import receipts, versions
-from autograder.batch.course import Course
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.archives import ArchiveError
 from tests.cohorts.test_lms_archives import (

@@ -29,8 +29,8 @@ import nbformat
 import pytest
 
 from autograder.authoring.release import nbgrader_env
+from autograder.base.course import TIMESTAMP_TXT, parse_time, submission_time
 from autograder.batch import receipts
-from autograder.batch.course import TIMESTAMP_TXT, parse_time, submission_time
 from autograder.batch.engine import BatchOptions
 from autograder.batch.lateness import TOLERANCE
 from autograder.bundles.h2_attention.samples import solved_notebook, write_evidence

@@ -24,7 +24,6 @@ import pytest
 from autograder.integrations.cohorts.config import CohortConfigError, get_cohort
 from autograder.integrations.lms import canvas, checks, moodle
 from autograder.integrations.lms.grades import NOT_GRADED, split
-from autograder.results import grades_csv
 from autograder.results.result import (
     STATUS_ERROR,
     STATUS_GRADED,
@@ -33,6 +32,7 @@ from autograder.results.result import (
     SubmissionResult,
 )
 from autograder.spec import REPO
+from autograder.views import grades_csv
 from tests.bundles import students
 from tests.support.cli import one_line_error
 from tests.support.h2 import SPEC

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import get_cohort
-from autograder.results import formgrader
+from autograder.views import formgrader
 from tests.support.h2 import SPEC
 
 

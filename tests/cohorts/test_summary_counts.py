@@ -3,8 +3,8 @@ two functions is one student (it was reported as two)."""
 
 from __future__ import annotations
 
-from autograder.batch.course import RESULTS_JSON, Course
-from autograder.integrations.cohorts.summary import write_summary
+from autograder.base.course import RESULTS_JSON, Course
+from autograder.report.summary import write_summary
 from autograder.results.result import STATUS_GRADED, PartResult, SubmissionResult, save
 from tests.support.h2 import SPEC
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch.course import RESULTS_JSON, Course
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
 from autograder.grading.submission import MAX_HASHED_BYTES, hash_folder, load_submission
 from autograder.results.result import load

@@ -11,15 +11,15 @@ import json
 
 import pytest
 
-from autograder.batch.course import RESULTS_JSON, Course
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.grading.diagnoses import ENGINE_DIAGNOSES, MUTATES_INPUT
-from autograder.integrations.cohorts.summary import render_summary
 from autograder.integrations.gradescope.results import gradescope_results
 from autograder.report import write_report
-from autograder.results import feedback_page, graded_notebook, grades_csv
+from autograder.report.summary import render_summary
 from autograder.results import result as saved  # (its TestResult is not a pytest class)
 from autograder.results.message import Message
 from autograder.results.result import STATUS_GRADED, PartResult, SubmissionResult, save
+from autograder.views import feedback_page, graded_notebook, grades_csv
 from tests.bundles import students
 
 

@@ -22,14 +22,14 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch.course import TIMESTAMP_TXT, Course
+from autograder.base.course import TIMESTAMP_TXT, Course
 from autograder.batch.engine import BatchOptions, grade_course
 from autograder.bundles.h2_attention.samples import GOOD_LIMITATION, VARIANTS, build_submission
-from autograder.integrations.cohorts.summary import write_summary
 from autograder.report import statistics as stats
 from autograder.report import write_report
 from autograder.report.build import build_report
 from autograder.report.loading import load_course
+from autograder.report.summary import write_summary
 from autograder.sandbox.limits import Limits
 from autograder.spec import REPO
 from tests.report.builders import (

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from autograder.base.wording import inline_markdown, plural, points
 from autograder.report import plots
-from autograder.results.wording import inline_markdown, plural, points
 
 
 @pytest.mark.parametrize(("count", "noun", "said"), [

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch.course import RESULTS_JSON, Course
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.results.result import WORDS
 from tests.support.h2 import SPEC
 

@@ -21,12 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.batch.engine import BatchOptions, grade_course
 from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
-from autograder.results import graded_notebook
 from autograder.results.result import load
 from autograder.sandbox.limits import Limits
+from autograder.views import graded_notebook
 from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch.course import RESULTS_JSON, Course
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.batch.engine import BatchOptions, grade_course
 from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
 from autograder.results.decisions import DECISIONS_JSON
@@ -99,7 +99,7 @@ def test_a_decision_is_the_grade_everywhere_and_survives_a_forced_regrade(tmp_pa
     # The machine's "provisional" no longer stands above the review (issue 37): the page says
     # what the grader said came before it, and formgrader's check cell says it was reviewed.
     assert "What the grader said before a person reviewed this part" in page
-    from autograder.results import graded_notebook
+    from autograder.views import graded_notebook
 
     cells = json.loads(graded_notebook.path(course, UNJUDGED).read_text())["cells"]
     shown = "".join(out.get("text", "") for cell in cells for out in cell.get("outputs", []))

@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON
+from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON
 from autograder.spec import REPO
 from tests.bundles import students
 

@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.batch.course import RESULTS_JSON
+from autograder.base.course import RESULTS_JSON
 from autograder.bundles.h2_attention import samples as sample_cohort
 from autograder.results.result import load
 from autograder.spec import REPO

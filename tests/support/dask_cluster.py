@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON
+from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON
 from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
 from autograder.sandbox.limits import Limits
 from tests.support.h2 import SPEC

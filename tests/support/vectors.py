@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from autograder.assignments import load_assignment
-from autograder.batch.course import Course
+from autograder.base.course import Course
 from autograder.spec import REPO
 
 BUNDLES = REPO / "tests" / "bundles"

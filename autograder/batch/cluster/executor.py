@@ -33,10 +33,10 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from autograder.base.course import Course
 from autograder.batch import interrupts
 from autograder.batch.cluster.choice import DASK_LOCAL, SCHEDULER, ClusterChoice, ClusterError
 from autograder.batch.cluster.transfer import pack
-from autograder.batch.course import Course
 from autograder.batch.options import BatchOptions
 from autograder.batch.outcome import internal_error_result, save_result
 from autograder.grading.paths import private_paths

@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 from distributed import Reschedule, WorkerPlugin, get_worker
 
 from autograder.assignments.registry import PACKAGED
+from autograder.base.course import Course
 from autograder.batch.cluster.transfer import Entry, unpack
-from autograder.batch.course import Course
 from autograder.legacy_names import DASK_SCRATCH_PREFIX as LEGACY_SCRATCH_PREFIX
 from autograder.startup import prepare_process
 

@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from autograder.base.safe_text import INPUTS_HIDDEN
 from autograder.grading.student import StudentError
-from autograder.results.safe_text import INPUTS_HIDDEN
 from autograder.untrusted.errors import ErrorKind
 from solutions import attention as reference
 

@@ -30,8 +30,8 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from autograder.base.course import Course
 from autograder.batch import receipts as receipts_file
-from autograder.batch.course import Course
 from autograder.grading.submission import content_hash
 from autograder.integrations.cohorts.archives import ArchiveError, MoodleDownload
 

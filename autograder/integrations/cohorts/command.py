@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from autograder.assignments.arguments import add_assignment_arguments
+from autograder.base.course import FEEDBACK
 from autograder.batch.cluster.choice import ClusterError
 from autograder.batch.command import (
     add_grading_options,
@@ -34,7 +35,6 @@ from autograder.batch.command import (
     options_from,
     summary_line,
 )
-from autograder.batch.course import FEEDBACK
 from autograder.batch.root_lock import RootBusy
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import (
@@ -46,9 +46,9 @@ from autograder.integrations.cohorts.config import (
 )
 from autograder.publish.export import ExportFiles
 from autograder.publish.export import lms_lines as export_lms_lines
-from autograder.results.gradebook import GradebookError
 from autograder.sandbox.client import IsolationError
 from autograder.sandbox.uids import UidLeaseError
+from autograder.views.gradebook import GradebookError
 
 FROM_CONFIG = "the cohort's in the cohorts file (its `assignment`, else its root's one)"
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.batch.course import assignments_in, parse_time
+from autograder.base.course import assignments_in, parse_time
 from autograder.batch.due_dates import FIRST_YEAR, LAST_YEAR
 from autograder.integrations.cohorts.archives import MB, ArchiveLimits, MoodleDownload
 from autograder.integrations.lms.canvas import CanvasSettings
@@ -264,7 +264,7 @@ def _late_policy(name: str, table: object, path: Path) -> LatePolicy:
 
 def _version_rule(name: str, value: object, path: Path) -> str:
     """The cohort's ``version_rule``: newest, last_on_time or best_after_penalty."""
-    from autograder.batch.version_rule import VersionRuleError, parse
+    from autograder.results.version_rules import VersionRuleError, parse
 
     try:
         return parse(value) if isinstance(value, str) else parse(repr(value))

@@ -20,16 +20,16 @@ from typing import TYPE_CHECKING
 
 from autograder.assignments import remembered
 from autograder.authoring import release as repo_release
+from autograder.base.course import SUBMITTED, Course
 from autograder.batch import versions
-from autograder.batch.course import SUBMITTED, Course
 from autograder.batch.engine import BatchOptions, BatchSummary, grade_course
 from autograder.batch.root_lock import hold
-from autograder.batch.root_settings import RootSettingsError, remember
 from autograder.grading.submission import content_hash
 from autograder.integrations.cohorts import archives as lms_archives
 from autograder.integrations.cohorts.config import Cohort
 from autograder.publish.export import ExportError, ExportFiles, export_root
 from autograder.publish.views import publish
+from autograder.results.root_settings import RootSettingsError, remember
 from autograder.spec import SPEC_FILE
 
 if TYPE_CHECKING:
@@ -132,7 +132,7 @@ def prepare_root(cohort: Cohort) -> None:
     ))
     # Formgrader's Autograde button refuses (it would run student code outside the sandbox):
     # written again with the config, never a window without it.
-    from autograder.results import formgrader
+    from autograder.views import formgrader
 
     try:
         formgrader.install(cohort.root, cohort.assignment)
@@ -214,7 +214,7 @@ def graded_without_a_release(course: Course) -> bool:
 def set_due_date(cohort: Cohort) -> None:
     from nbgrader.api import Gradebook
 
-    from autograder.results.gradebook import _quiet_sqlalchemy, create_if_new
+    from autograder.views.gradebook import _quiet_sqlalchemy, create_if_new
 
     _quiet_sqlalchemy()
     db_url = Course(cohort.root, cohort.assignment).db_url
@@ -475,8 +475,8 @@ def _grade(cohort: Cohort, options: BatchOptions | None, say: Callable[[str], No
 
 def feedback(cohort: Cohort) -> list[Path]:
     """Each graded student's report as ``nbgrader release_feedback`` takes it; see
-    ``autograder.integrations.cohorts.feedback``."""
-    from autograder.integrations.cohorts.feedback import write_feedback
+    ``autograder.views.nbgrader_feedback``."""
+    from autograder.views.nbgrader_feedback import write_feedback
 
     return write_feedback(require_graded(cohort), cohort.bundle())
 

@@ -96,6 +96,7 @@ def chosen_assignment(args: argparse.Namespace) -> Assignment:
 
 
 def run(args: argparse.Namespace) -> int:
+    from autograder.base.wording import plural
     from autograder.integrations.gradescope.build import ZIP_NAME, BuildError, build
     from autograder.integrations.gradescope.zip_config import (
         FROM_ROSTER,
@@ -104,7 +105,6 @@ def run(args: argparse.Namespace) -> int:
         read_roster,
     )
     from autograder.results.late_policy import LatePolicyError, parse
-    from autograder.results.wording import plural
 
     assignment = chosen_assignment(args)  # a SpecError is one line (autograder.cli)
     try:

@@ -20,9 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from autograder.batch.course import parse_time
+from autograder.base.course import parse_time
 from autograder.batch.lateness import NOT_JUDGED, shown
-from autograder.batch.root_settings import due_text
 from autograder.integrations.gradescope.zip_config import (
     FROM_EMAIL,
     FROM_EMAIL_LOCAL,
@@ -32,6 +31,7 @@ from autograder.integrations.gradescope.zip_config import (
 from autograder.results import late_policy, note_codes
 from autograder.results.late_policy import LatePolicy
 from autograder.results.result import SubmissionResult
+from autograder.results.root_settings import due_text
 
 MAX_METADATA_BYTES = 20 * 2**20  # previous_submissions carries old results: allow some
 TIME_SOURCE = "gradescope"  # submitted_at is Gradescope's created_at

@@ -8,7 +8,7 @@ does not show (with ``extra_data.gradescope``: where the student id came from). 
 that needs a person gets one more test entry, ``NEEDS_A_PERSON``, worth nothing and
 ``hidden`` (Gradescope shows it to staff only), whose output says why. Texts are Markdown (``autograder.integrations.gradescope.markdown``) so
 lists and function names render. No text can hold a hidden check's inputs: every message
-was made safe where it entered the trusted side (``autograder.results.safe_text``).
+was made safe where it entered the trusted side (``autograder.base.safe_text``).
 
 When students see what the hidden checks reveal is the instructor's choice
 (``hidden_visibility``, `gradescope build --hidden-visibility`, default ``after_due_date``):

@@ -35,11 +35,11 @@ from autograder.integrations.gradescope import metadata as gradescope_metadata
 from autograder.integrations.gradescope import results, zip_config
 from autograder.integrations.gradescope.scripts import CONFIG_JSON
 from autograder.integrations.gradescope.zip_config import ZipConfig
-from autograder.results import feedback_page as report
 from autograder.results import note_codes
 from autograder.results.message import Message
 from autograder.sandbox.client import IsolationError
 from autograder.sandbox.uids import UidLeaseError
+from autograder.views import feedback_page as report
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment

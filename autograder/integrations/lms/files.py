@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from autograder.batch.course import RESULTS_JSON, Course
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.integrations.lms import canvas, moodle
 from autograder.integrations.lms.canvas import CanvasSettings
 from autograder.integrations.lms.grades import LeftOut, LmsGrade, split

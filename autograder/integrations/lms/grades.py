@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.results import grades_csv
 from autograder.results.result import STATUS_GRADED, SubmissionResult, write_atomically
+from autograder.views import grades_csv
 
 
 @dataclass(frozen=True)

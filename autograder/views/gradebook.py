@@ -5,8 +5,8 @@ is the part's points. A part a person must read (the limitation, when the
 verifier cannot judge it) is left ``needs_manual_grade`` so formgrader lists it.
 Formgrader counts a submission as autograded only when ``SubmittedAssignment.timestamp``
 equals its ``timestamp.txt`` (``submitted_timestamp``), and opens it only with a graded
-notebook (``autograder.results.graded_notebook``); its Autograde button is turned off in the
-root's nbgrader_config.py when scores are first recorded there (``autograder.results.formgrader``).
+notebook (``autograder.views.graded_notebook``); its Autograde button is turned off in the
+root's nbgrader_config.py when scores are first recorded there (``autograder.views.formgrader``).
 A batch is one transaction, all of it or nothing; writing is idempotent: re-running after
 an interruption rewrites the same values.
 """
@@ -22,9 +22,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.batch.course import TIMESTAMP_TXT, Course
-from autograder.results.nbgrader_package import light_import
+from autograder.base.course import TIMESTAMP_TXT, Course
 from autograder.results.result import STATUS_GRADED, STATUS_UNGRADABLE, PartResult, SubmissionResult
+from autograder.views.nbgrader_package import light_import
 
 if TYPE_CHECKING:  # nbgrader and SQLAlchemy are imported when first used (see ``prepare``)
     from nbgrader.api import Assignment, Grade
@@ -378,7 +378,7 @@ def _naive_utc(moment: datetime | None) -> datetime | None:
 def _extension(result: SubmissionResult, due: datetime | None) -> timedelta | None:
     """How far the due date ``result`` was judged against lies beyond the course's (its
     student's extension), or None."""
-    from autograder.batch.course import parse_time
+    from autograder.base.course import parse_time
 
     if due is None or not result.due:
         return None
@@ -495,10 +495,10 @@ def record(course: Course, results: Iterable[SubmissionResult], notebook: str | 
     ``Gradebook`` methods commit after every row, about 14 ms a submission. The rows are the
     ones those methods would write (``_write``), with nbgrader's own models. Then, for
     formgrader: the root's nbgrader_config.py turns its Autograde button off
-    (``autograder.results.formgrader``) and a result without a current graded notebook gets one.
+    (``autograder.views.formgrader``) and a result without a current graded notebook gets one.
     """
-    from autograder.batch import root_settings
-    from autograder.results import formgrader, graded_notebook
+    from autograder.results import root_settings
+    from autograder.views import formgrader, graded_notebook
 
     notebook = notebook or course.assignment
     results = list(results)

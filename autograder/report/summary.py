@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.batch.course import RESULTS_JSON, Course
+from autograder.base.course import RESULTS_JSON, Course
+from autograder.base.wording import plural
 from autograder.batch.lateness import NOT_JUDGED, SOURCE_CLAIM_ONLY
 from autograder.report.statistics import held_back_students, misconception_counts
 from autograder.results import note_codes
 from autograder.results.result import STATUS_GRADED, SubmissionResult, load, write_atomically
-from autograder.results.wording import plural
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from autograder.batch.course import parse_time
+from autograder.base.course import parse_time
 from autograder.results.late_policy import LatePolicy, LatePolicyError, from_table
 
 COURSE_JSON = "course.json"
@@ -98,7 +98,7 @@ def load(root: Path, assignment: str) -> RootSettings:
     extensions = entry.get("extensions") or {}
     if not isinstance(extensions, dict):
         raise RootSettingsError(f"{path(root)}: extensions is not a JSON object: {fix}")
-    from autograder.batch.version_rule import VersionRuleError, parse
+    from autograder.results.version_rules import VersionRuleError, parse
 
     try:
         rule = parse(entry.get("version_rule") or "newest")

@@ -23,7 +23,7 @@ import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, TIMESTAMP_TXT, Course
+from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, TIMESTAMP_TXT, Course
 from autograder.results.result import STATUS_ERROR, load, write_atomically
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder.base.safe_text import csv_cell, safe_text
 from autograder.results.result import LATE_UNKNOWN, SubmissionResult, write_atomically
-from autograder.results.safe_text import csv_cell, safe_text
 from autograder.untrusted.isolation import FULL_ISOLATION
 
 if TYPE_CHECKING:

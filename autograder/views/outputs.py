@@ -13,11 +13,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.batch.course import FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.results import decisions as decided
-from autograder.results import feedback_page, grades_csv, late_policy
+from autograder.results import late_policy
 from autograder.results.late_policy import LatePolicy
 from autograder.results.result import STATUS_ERROR, SubmissionResult, load, save
+from autograder.views import feedback_page, grades_csv
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -33,7 +34,7 @@ def rewrite_student(course: Course, result: SubmissionResult, decisions: decided
                     *, assignment: Assignment, gradebook: bool = True) -> SubmissionResult:
     """Apply ``decisions`` to ``result`` (graded for ``assignment``) and write it everywhere;
     returns the grade of record."""
-    from autograder.results import gradebook as book
+    from autograder.views import gradebook as book
 
     final = decided.apply(result, decisions)
     out = course.autograded(final.student)
@@ -55,7 +56,7 @@ def import_formgrader(course: Course, decisions: decided.Decisions, *,
     for the parts of ``assignment`` that no decision speaks for yet; the basis is the saved
     result the TA was looking at. Saves ``decisions.json`` when anything was added; returns
     what was."""
-    from autograder.results.gradebook import manual_scores
+    from autograder.views.gradebook import manual_scores
 
     if not _may_hold_manual_scores(course):  # the common case, without importing nbgrader
         return []
@@ -123,7 +124,7 @@ def with_decisions(course: Course, results: list[SubmissionResult],
 
 
 def _time(text: str) -> datetime | None:
-    from autograder.batch.course import parse_time
+    from autograder.base.course import parse_time
 
     try:
         return parse_time(text) if text else None

@@ -27,7 +27,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.batch.course import RESULTS_JSON, Course
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.results.result import STATUS_ERROR, PartResult, SubmissionResult, write_atomically
 
 if TYPE_CHECKING:
@@ -140,7 +140,7 @@ def text_to_judge(folder: Path, part: str, assignment: Assignment) -> str:
     limitation, plugin = assignment.limitation_part, assignment.evidence
     if limitation is None or plugin is None or part != limitation.name:
         return ""
-    from autograder.results.safe_text import safe_text
+    from autograder.base.safe_text import safe_text
 
     text = (plugin.read(folder / assignment.evidence_file) or {}).get(part)
     return safe_text(text, 2000) if isinstance(text, str) else ""

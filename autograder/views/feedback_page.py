@@ -11,7 +11,7 @@ theirs (issues 15 and 26):
 * the evidence part lists its sections with what each is worth (the spec's
   ``[parts.sections]``), and a paragraph several sections (or checks) repeat is said once;
 * the grader's texts are Markdown (code spans, ``*emphasis*``): rendered, never shown raw,
-  and always escaped first (``autograder.results.wording.inline_markdown``), since they
+  and always escaped first (``autograder.base.wording.inline_markdown``), since they
   can quote the student's own text;
 * "carried forward" is said only where points were carried: on the checks (or evidence
   sections) that passed on the student's own earlier results, with the points concerned;
@@ -36,8 +36,10 @@ from typing import TYPE_CHECKING
 import jinja2
 from markupsafe import Markup
 
-from autograder.batch import root_settings
-from autograder.batch.course import AUTOGRADED, course_root_of
+from autograder.base.course import AUTOGRADED, course_root_of
+from autograder.base.safe_text import without_paths
+from autograder.base.wording import inline_markdown, listing, plural, points
+from autograder.results import root_settings
 from autograder.results.message import Message
 from autograder.results.result import (
     STATUS_GRADED,
@@ -45,8 +47,6 @@ from autograder.results.result import (
     TestResult,
     write_atomically,
 )
-from autograder.results.safe_text import without_paths
-from autograder.results.wording import inline_markdown, listing, plural, points
 from autograder.spec import REPO
 
 if TYPE_CHECKING:
