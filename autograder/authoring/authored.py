@@ -34,15 +34,18 @@ def add_authoring_arguments(parser: argparse.ArgumentParser) -> None:
     add_assignment_arguments(parser, optional=True, when_left_out=AUTO)
 
 
-def authored(folders: Iterable[Path | str] = ()) -> list[str]:
+def authored(folders: Iterable[Path | str] = (),
+             broken: list[SpecError] | None = None) -> list[str]:
     """The assignments (the package's and ``folders``') whose source folder exists, by name;
-    a bundle whose spec cannot be read is not one of them (naming it says why)."""
+    a bundle whose spec cannot be read is not one of them (its error goes to ``broken``)."""
     folders = tuple(folders)
     names = []
     for found in available(folders):
         try:
             assignment = load_assignment(found.name, folders)
-        except SpecError:
+        except SpecError as error:
+            if broken is not None:
+                broken.append(error)
             continue
         if assignment.source_dir.is_dir():
             names.append(found.name)
@@ -52,9 +55,12 @@ def authored(folders: Iterable[Path | str] = ()) -> list[str]:
 def default_assignment(folders: Iterable[Path | str] = ()) -> str:
     """The one assignment there is to author; ``NoSource`` when there is not exactly one."""
     folders = tuple(folders)
-    names = authored(folders)
+    broken: list[SpecError] = []
+    names = authored(folders, broken)
     if len(names) == 1:
         return names[0]
+    if not names and len(broken) == 1:
+        raise broken[0]  # the one bundle there is cannot be read: say why, not "none"
     if names:
         raise NoSource(f"several assignments have a source folder ({', '.join(names)}): "
                        "name the one to author")

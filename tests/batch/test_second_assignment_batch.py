@@ -35,7 +35,7 @@ def test_autograde_then_report_on_the_same_assignment(tmp_path):
     done = cli("autograde", "--root", str(root), "--assignments", str(BUNDLES),
                "--no-progress", "--jobs", "2")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.startswith("2 submissions: 2 graded"), done.stdout
+    assert "\n2 submissions: 2 graded" in done.stdout, done.stdout  # after "bundle ... remembered"
 
     course = Course(root, VECTORS.name)
     results = {s: load(course.autograded(s) / RESULTS_JSON) for s in ("s1", "s2")}
