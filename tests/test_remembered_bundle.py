@@ -54,6 +54,7 @@ def test_a_folder_given_once_is_remembered_and_found_again(place, tmp_path):
     done = command(tmp_path, "status", "--root", str(root))  # no --assignments
     assert done.returncode == 0, done.stderr
     assert f"course root {root}: {NAME}" in done.stdout
+    assert f"bundle: {(bundles / NAME).resolve()}" in done.stdout  # where it was found
     done = command(tmp_path, "review", "--root", str(root), "list")
     assert done.returncode == 0, done.stderr
 

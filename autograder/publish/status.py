@@ -162,6 +162,7 @@ def status_lines(course: Course, assignment: Assignment) -> list[str]:
     graded = [results[s] for s in students if s in results]
     waiting = [s for s in students if s not in results or results[s].status == STATUS_ERROR]
     lines = [f"course root {course.root}: {assignment.name}",
+             f"bundle: {_bundle_place(assignment)}",
              f"settings: {root_settings.shown(settings)}"]
     by_status: dict[str, int] = {}
     for result in graded:
@@ -180,6 +181,13 @@ def status_lines(course: Course, assignment: Assignment) -> list[str]:
         state = "current" if output.current else f"STALE: {output.fix}"
         lines.append(f"  {output.name:<44} {_when(output.written)}  {state}")
     return lines
+
+
+def _bundle_place(assignment: Assignment) -> str:
+    """Where the assignment's bundle was found: the package's, or its folder."""
+    if assignment.origin == "package":
+        return "the grader's own (autograder/bundles)"
+    return str(assignment.root.resolve())
 
 
 def _review_lines(result: SubmissionResult) -> list[str]:
