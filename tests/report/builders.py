@@ -19,8 +19,8 @@ from autograder.bundles.h2_attention.samples import (
     solved_notebook,
     write_evidence,
 )
+from tests.h2_attention.test_correct_students import split_solution
 from tests.support.h2 import SPEC
-from tests.test_correct_students import split_solution
 
 # A comment a copier might write: the report must show it as text, never as markup.
 HOSTILE_COMMENT = "# tweaked <script>alert('x')</script> & </pre><b>bold</b>"
@@ -33,7 +33,7 @@ DTYPE_TWICE = {
 
 
 def style_cells(name: str) -> tuple[dict[str, str], str]:
-    """A correct solution of ``tests/correct/`` as solution cells, and its limitation."""
+    """A correct solution of ``tests/h2_attention/correct/`` as solution cells, and its limitation."""
     return split_solution(name)
 
 
@@ -42,7 +42,7 @@ def write_submission(root: Path, student: str, cells: dict[str, str], limitation
                      ) -> Path:
     """``submitted/<student>/<assignment>/``: the release notebook with ``cells`` as its
     solution cells and (with ``evidence``) the evidence file its own functions write
-    (run over the imports of ``tests/correct/<style>.py``, else the reference's)."""
+    (run over the imports of ``tests/h2_attention/correct/<style>.py``, else the reference's)."""
     notebook = solved_notebook(student, limitation)
     for function, text in cells.items():
         set_cell(notebook, function, lambda _old, text=text: text)
@@ -58,7 +58,7 @@ def functions_of(notebook: nbformat.NotebookNode, style: str | None) -> dict:
     """The functions the notebook's solution cells define, as its evidence cell sees them."""
     if style is None:
         return own_functions(notebook)
-    namespace = dict(vars(importlib.import_module(f"tests.correct.{style}")))
+    namespace = dict(vars(importlib.import_module(f"tests.h2_attention.correct.{style}")))
     for cell in notebook.cells:
         if cell.metadata.get("nbgrader", {}).get("solution") and cell.source.startswith("def "):
             exec(compile(cell.source, "<style cell>", "exec"), namespace)  # noqa: S102
@@ -118,7 +118,7 @@ def near_copy(source: str) -> str:
 
 
 def near_copy_cells(name: str) -> dict[str, str]:
-    """Every solution cell of ``tests/correct/<name>.py``, near-copied."""
+    """Every solution cell of ``tests/h2_attention/correct/<name>.py``, near-copied."""
     cells, _ = split_solution(name)
     return {function: near_copy(text) for function, text in cells.items()}
 

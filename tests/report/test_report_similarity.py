@@ -1,6 +1,6 @@
 """Similarity finds a planted near-copy and leaves independent correct students alone.
 
-The six solutions of ``tests/correct/`` were written independently from the same notebook
+The six solutions of ``tests/h2_attention/correct/`` were written independently from the same notebook
 text, in six styles: they share the obvious code (the same validations, the same torch
 call) and must not be flagged against each other, neither as a pair alone (no
 boilerplate filter can help with two students) nor in a cohort. A near-copy (locals
@@ -22,9 +22,9 @@ import pytest
 from autograder.bundles.h2_attention.samples import GOOD_LIMITATION, solved_notebook
 from autograder.report import similarity
 from autograder.spec import REPO
+from tests.h2_attention.test_correct_students import SOLUTIONS
 from tests.report.builders import near_copy_cells, style_cells, write_submission
 from tests.support.h2 import SPEC
-from tests.test_correct_students import SOLUTIONS
 
 STARTER = similarity.Starter.from_notebook(SPEC.release_notebook)
 ORIGINAL, COPY = "style-where-masking", "copier"

@@ -14,20 +14,11 @@ import time
 from pathlib import Path
 
 from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON
-from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
-from autograder.sandbox.limits import Limits
+from tests.support.courses import FAST_LIMITS, make_course
 from tests.support.h2 import SPEC
 
-FAST_LIMITS = Limits(cell_timeout=5, call_timeout=3, notebook_timeout=30)
+__all__ = ["FAST_LIMITS", "make_course"]  # the cluster tests' names for them
 WORKER_ENV = {"DASK_DISTRIBUTED__WORKER__DAEMON": "False"}  # what the README tells TAs
-
-
-def make_course(root: Path, variants: dict[str, str]) -> Path:
-    """``variants``: student id -> sample variant name."""
-    by_name = {variant.name: variant for variant in VARIANTS}
-    for student, name in variants.items():
-        build_submission(root, student, by_name[name])
-    return root
 
 
 def saved(root: Path, student: str) -> tuple[dict, bytes]:

@@ -2,7 +2,7 @@
 
 The grader calls the collected checks directly (``autograder.grading.runner.run_checks``);
 a test proves that gives exactly what a pytest session with fixtures, markers and report
-hooks gives (``tests/checks/test_fast_runner.py``), and may select checks with ``-k``.
+hooks gives (``tests/grading/test_fast_runner.py``), and may select checks with ``-k``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""Tests of autograder.assignments: bundles, their registry, contract and grading key."""

@@ -1,0 +1,1 @@
+"""Tests of autograder.base and autograder.startup."""

@@ -1,0 +1,1 @@
+"""Tests of autograder.batch: a course root graded in parallel, resumable."""

@@ -1,1 +1,0 @@
-"""Tests of the hidden checks, the plain-data boundary and the student backends."""

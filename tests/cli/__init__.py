@@ -1,0 +1,1 @@
+"""Tests of autograder.cli: the command line as a whole."""

@@ -1,1 +1,0 @@
-../../autograder/bundles/h2_attention/samples/einsum_everywhere.py

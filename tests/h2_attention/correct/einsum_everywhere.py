@@ -1,0 +1,1 @@
+../../../autograder/bundles/h2_attention/samples/einsum_everywhere.py

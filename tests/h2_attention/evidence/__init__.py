@@ -1,0 +1,1 @@
+"""Tests of H2's evidence-file verifier and the provenance check."""

@@ -1,0 +1,1 @@
+"""H2's release: what nbgrader makes of source/, the synced copies, the student's environment."""

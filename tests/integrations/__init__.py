@@ -1,0 +1,1 @@
+"""Tests of autograder.integrations: one folder per platform package."""

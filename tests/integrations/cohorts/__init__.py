@@ -1,0 +1,1 @@
+"""Tests of autograder.integrations.cohorts: the per-cohort nbgrader workflow."""

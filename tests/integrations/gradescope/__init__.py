@@ -1,0 +1,1 @@
+"""Tests of autograder.integrations.gradescope: the autograder.zip and run_autograder."""

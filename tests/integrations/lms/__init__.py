@@ -1,0 +1,1 @@
+"""Tests of autograder.integrations.lms: the Canvas and Moodle grade files."""

@@ -1,0 +1,1 @@
+"""Tests of autograder.publish: every copy of the grades rewritten; status."""

@@ -1,0 +1,1 @@
+"""Tests of autograder.report: the instructor's report."""

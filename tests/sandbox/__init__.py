@@ -1,0 +1,1 @@
+"""Tests of autograder.sandbox: the trusted side's handle on the sandbox."""

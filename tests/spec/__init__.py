@@ -1,0 +1,1 @@
+"""Tests of autograder.spec: a bundle's assignment.toml."""

@@ -1,0 +1,1 @@
+"""Tests of autograder.views: the record rendered into each output."""
