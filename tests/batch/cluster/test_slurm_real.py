@@ -238,7 +238,9 @@ def test_a_job_that_reaches_its_walltime_is_replaced(fresh_slurm, cohort, tmp_pa
     assert "6 submissions: 5 graded, 1 ungradable, 0 grader errors (6 assessed" in done.stdout
     assert "reached its walltime (00:01:00; TIMEOUT)" in done.stderr, done.stderr
     assert "replaced by job" in done.stderr, done.stderr
-    err = sorted((root / "slurm-logs").glob("*.err"))[0].read_text()
+    # The first job's log: the lowest job id (as a number: job 10 comes after job 9).
+    err = min((root / "slurm-logs").glob("*.err"),
+              key=lambda path: int(path.stem.rsplit("-", 1)[1])).read_text()
     assert "DUE TO TIME LIMIT" in err, err
 
 

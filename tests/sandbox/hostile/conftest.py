@@ -34,19 +34,6 @@ from tests.support.h2 import SPEC
 ASSIGNMENT = SPEC.name
 
 
-@pytest.fixture(scope="module")
-def sandbox() -> Iterator[tuple[object, int]]:
-    """A zygote and a leased sandbox uid for the tests that drive ``SandboxStudent`` directly."""
-    from autograder.sandbox.uids import UidLease
-    from tests.support.wire import start_zygote
-
-    lease = UidLease.acquire()
-    zygote = start_zygote()
-    yield zygote, lease.uid
-    zygote.close()
-    lease.release()
-
-
 @pytest.fixture(scope="session")
 def sibling_course() -> Iterator[Path]:
     """Another section's course root where TAs usually keep them: world-readable."""
