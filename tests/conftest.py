@@ -27,3 +27,16 @@ def course_factory():
     from tests.support.courses import make_course
 
     return make_course
+
+
+@pytest.fixture(scope="session")
+def graded_sample_cohort(tmp_path_factory: pytest.TempPathFactory):
+    """H2's sample cohort (one student of each kind, ``make demo``'s sixteen) graded with the
+    real command line in cohort ``demo-2026`` against its due date, once per test run
+    (``tests/support/cohort_scores.py``): a test reads it, or changes a copy of its own
+    (``tests.support.shared_roots.copy_of``)."""
+    from tests.support.cohort_scores import grade_sample_cohort
+    from tests.support.shared_roots import made_once
+
+    return made_once(tmp_path_factory, "graded-sample-cohort", grade_sample_cohort)
+

@@ -28,16 +28,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cohort_scores import grade_sample_cohort
+from tests.support import cohort_scores
 
 pytestmark = pytest.mark.slow
 
 RECORDED = Path(__file__).with_name("sample_cohort_scores.json")
 
 
-def test_every_score_of_the_sample_cohort_is_what_it_was(tmp_path):
+def test_every_score_of_the_sample_cohort_is_what_it_was(graded_sample_cohort):
+    """The cohort as ``tests/support/cohort_scores.py`` grades it (the session's
+    ``graded_sample_cohort``, which other tests read too)."""
     before = json.loads(RECORDED.read_text(encoding="utf-8"))
-    now = grade_sample_cohort(tmp_path / "course")
+    now = cohort_scores.scores(graded_sample_cohort)
     assert sorted(now) == sorted(before)
     for student, scores in before.items():
         assert now[student] == scores, student

@@ -1,7 +1,8 @@
 """Nothing parses prose (issue 37): every sentence a result holds for people is reworded, and
 no grade, review flag, decision or report figure changes.
 
-The sample cohort is graded once; a copy of its root has every student-facing text of
+The sample cohort is graded once (the run's ``graded_sample_cohort``, here with a late
+policy); a copy of its root has every student-facing text of
 every results.json reworded (each word reversed and the words in reverse order: equal texts
 stay equal, different ones stay different, none reads as before), then both roots are
 published (a plain ``autograde``, which grades nothing again and renders grades.csv and
@@ -23,6 +24,7 @@ import pytest
 from autograder.base.course import RESULTS_JSON, Course
 from autograder.results.result import WORDS
 from tests.support.h2 import SPEC
+from tests.support.shared_roots import copy_of
 
 pytestmark = pytest.mark.slow
 
@@ -88,12 +90,10 @@ def lms(root: Path) -> list[list[str]]:
 
 
 @pytest.fixture(scope="module")
-def graded_twice(tmp_path_factory) -> tuple[Course, Course]:
-    """(the sample cohort graded with a due date, a copy with every sentence reworded)."""
-    root = tmp_path_factory.mktemp("rewording") / "as-graded"
-    subprocess.run([sys.executable, "-m", "autograder.authoring.sample_cohort", SPEC.name,
-                    str(root), "--cohort", "demo-2026"], check=True, capture_output=True,
-                   timeout=600)
+def graded_twice(tmp_path_factory, graded_sample_cohort) -> tuple[Course, Course]:
+    """(the sample cohort graded with a due date and a late policy, a copy with every
+    sentence reworded)."""
+    root = copy_of(graded_sample_cohort, tmp_path_factory.mktemp("rewording") / "as-graded")
     cli("autograde", "--root", str(root), "--due", "2026-12-14 23:59 UTC",
         "--late-policy", "10%/day", "--no-progress", "--jobs", "2")
     cli("review", "set", UNJUDGED, "limitation", "7", "--note", "sound", "--root", str(root))

@@ -21,6 +21,7 @@ from autograder.results.decisions import DECISIONS_JSON
 from autograder.results.result import load
 from autograder.sandbox.limits import Limits
 from tests.support.h2 import SPEC
+from tests.support.shared_roots import copy_of
 
 pytestmark = pytest.mark.slow
 
@@ -34,6 +35,19 @@ def _build(root: Path) -> Course:
     build_submission(root, UNJUDGED, by_name["unjudged_limitation"])
     build_submission(root, CORRECT, by_name["correct"])
     return Course(root, SPEC.name)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> Path:
+    """The two students graded once for the module; each test works on a copy of the root."""
+    course = _build(tmp_path_factory.mktemp("graded") / "course")
+    grade_course(course, options=OPTIONS)
+    return course.root
+
+
+def _graded_copy(graded: Path, tmp_path: Path) -> Course:
+    """A graded root of the test's own: the module's, copied."""
+    return Course(copy_of(graded, tmp_path / "course"), SPEC.name)
 
 
 def _review(root: Path, *args: str) -> subprocess.CompletedProcess:
@@ -75,9 +89,8 @@ def _set_manual_score_as_formgrader_does(root: Path, student: str, part: str, sc
         gradebook.db.commit()
 
 
-def test_a_decision_is_the_grade_everywhere_and_survives_a_forced_regrade(tmp_path):
-    course = _build(tmp_path / "course")
-    grade_course(course, options=OPTIONS)
+def test_a_decision_is_the_grade_everywhere_and_survives_a_forced_regrade(tmp_path, graded):
+    course = _graded_copy(graded, tmp_path)
     before = load(course.autograded(UNJUDGED) / RESULTS_JSON)
     assert before.part("limitation").needs_review and before.needs_review
 
@@ -122,9 +135,8 @@ def test_a_decision_is_the_grade_everywhere_and_survives_a_forced_regrade(tmp_pa
     assert "decision of 7 taken back" in told.stdout and "2 decisions about" in told.stdout
 
 
-def test_a_formgrader_score_is_read_in_and_a_changed_part_is_flagged_not_dropped(tmp_path):
-    course = _build(tmp_path / "course")
-    grade_course(course, options=OPTIONS)
+def test_a_formgrader_score_is_read_in_and_a_changed_part_is_flagged_not_dropped(tmp_path, graded):
+    course = _graded_copy(graded, tmp_path)
     _set_manual_score_as_formgrader_does(course.root, UNJUDGED, "limitation", 6)
 
     grade_course(course, options=OPTIONS)  # nothing to regrade: the decision is read in
@@ -147,11 +159,10 @@ def test_a_formgrader_score_is_read_in_and_a_changed_part_is_flagged_not_dropped
     assert len(set(_everywhere(course, UNJUDGED).values())) == 1
 
 
-def test_a_formgrader_score_read_in_by_review_list_is_in_every_output_at_once(tmp_path):
+def test_a_formgrader_score_read_in_by_review_list_is_in_every_output_at_once(tmp_path, graded):
     """Issue 37: `review list` read a formgrader score in, while grades.csv, results.json and
     feedback.html kept the old total until the next `autograde`."""
-    course = _build(tmp_path / "course")
-    grade_course(course, options=OPTIONS)
+    course = _graded_copy(graded, tmp_path)
     before = load(course.autograded(UNJUDGED) / RESULTS_JSON)
     _set_manual_score_as_formgrader_does(course.root, UNJUDGED, "limitation", 7)
     listed = _review(course.root, "list")
@@ -164,11 +175,10 @@ def test_a_formgrader_score_read_in_by_review_list_is_in_every_output_at_once(tm
     assert "scored 7 by formgrader" in page
 
 
-def test_review_refuses_what_it_cannot_record_in_one_line(tmp_path):
-    course = _build(tmp_path / "course")
-    nothing = _review(course.root, "list")
+def test_review_refuses_what_it_cannot_record_in_one_line(tmp_path, graded):
+    nothing = _review(_build(tmp_path / "ungraded").root, "list")
     assert nothing.returncode == 2 and nothing.stderr.count("\n") == 1, nothing.stderr
-    grade_course(course, options=OPTIONS)
+    course = _graded_copy(graded, tmp_path)
     for args, words in ((("set", UNJUDGED, "limitation", "9"), "worth 0 to 8"),
                         (("set", UNJUDGED, "nonsense", "1"), "no part 'nonsense'"),
                         (("set", "nobody", "limitation", "1"), "no graded result for nobody"),
@@ -181,13 +191,12 @@ def test_review_refuses_what_it_cannot_record_in_one_line(tmp_path):
         assert words in refused.stderr and refused.stderr.count("\n") == 1, refused.stderr
 
 
-def test_cohort_export_reads_a_formgrader_score_in_before_it_exports(tmp_path):
+def test_cohort_export_reads_a_formgrader_score_in_before_it_exports(tmp_path, graded):
     """`cohort export` right after a TA scored in formgrader (no autograde in between) wrote
     the old total to grades.csv and the LMS files beside nbgrader export's new one."""
     from autograder.publish.export import read_in_formgrader as _read_in_formgrader
 
-    course = _build(tmp_path / "course")
-    grade_course(course, options=OPTIONS)
+    course = _graded_copy(graded, tmp_path)
     _set_manual_score_as_formgrader_does(course.root, UNJUDGED, "limitation", 8)
     _read_in_formgrader(course, SPEC)
     scores = _everywhere(course, UNJUDGED)
@@ -195,11 +204,10 @@ def test_cohort_export_reads_a_formgrader_score_in_before_it_exports(tmp_path):
     assert load(course.autograded(UNJUDGED) / RESULTS_JSON).part("limitation").points == 8
 
 
-def test_a_plain_root_reaches_the_lms_and_its_files_follow_a_later_decision(tmp_path):
+def test_a_plain_root_reaches_the_lms_and_its_files_follow_a_later_decision(tmp_path, graded):
     """Issue 37: `cohort export demo-2026` said there was no such cohort for a root graded with
     `autograde --root`; feedback copies and LMS files needed a cohorts.toml entry."""
-    course = _build(tmp_path / "course")
-    grade_course(course, options=OPTIONS)
+    course = _graded_copy(graded, tmp_path)
     exported = subprocess.run([sys.executable, "-m", "autograder", "export", "--root",
                                str(course.root), "--canvas-assignment-name", "HW 2",
                                "--moodle-identifier", "email"],
