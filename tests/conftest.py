@@ -6,6 +6,10 @@ Fixtures here are the ones tests of several folders use; a folder's own are in i
 
 from __future__ import annotations
 
+import json
+import statistics
+from pathlib import Path
+
 import pytest
 
 from autograder.startup import prepare_process
@@ -39,4 +43,62 @@ def graded_sample_cohort(tmp_path_factory: pytest.TempPathFactory):
     from tests.support.shared_roots import made_once
 
     return made_once(tmp_path_factory, "graded-sample-cohort", grade_sample_cohort)
+
+
+# ---------------------------------------------------------------- the order modules run in
+# `make test` runs each module on one of two workers (pytest-xdist, --dist loadfile), handing
+# the next module to whichever worker is nearly done: the run ends when the worker that got
+# the last long module ends it. So the longest modules go first (by tests/durations.json,
+# what each module took in a full run; a module it does not know counts as a middling one),
+# and the short ones fill in at the end. `--store-durations` writes the file anew.
+
+REPO = Path(__file__).resolve().parents[1]
+DURATIONS = REPO / "tests" / "durations.json"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--store-durations", action="store_true",
+                     help="write each test module's seconds (its tests' setup, call and "
+                          f"teardown) into {DURATIONS.relative_to(REPO)}, the order of the "
+                          "next runs: longest first")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if getattr(config.option, "loadscopereorder", False):
+        config.option.loadscopereorder = False  # xdist's own order: most tests first
+
+
+def module_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    known = json.loads(DURATIONS.read_text(encoding="utf-8")) if DURATIONS.exists() else {}
+    middling = statistics.median(known.values()) if known else 0.0
+    items.sort(key=lambda item: -known.get(module_of(item.nodeid), middling))  # stable
+
+
+class _Durations:
+    """Seconds per module, summed from the reports the session (xdist's controller) sees."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        module = module_of(report.nodeid)
+        self.seconds[module] = self.seconds.get(module, 0.0) + report.duration
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        kept = json.loads(DURATIONS.read_text(encoding="utf-8")) if DURATIONS.exists() else {}
+        kept.update({module: round(seconds, 1) for module, seconds in self.seconds.items()})
+        kept = {module: seconds for module, seconds in kept.items() if (REPO / module).exists()}
+        DURATIONS.write_text(json.dumps(dict(sorted(kept.items())), indent=1) + "\n",
+                             encoding="utf-8")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    config = session.config
+    if config.getoption("store_durations") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(_Durations(), "module-durations")
 
