@@ -102,3 +102,17 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if config.getoption("store_durations") and not hasattr(config, "workerinput"):
         config.pluginmanager.register(_Durations(), "module-durations")
 
+
+# ---------------------------------------------------------------- what the skips need
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The skipped tests grouped by reason, each with what to run to have them run
+    (``tests/support/skips.py``)."""
+    from tests.support.skips import summary_lines
+
+    lines = summary_lines(terminalreporter.stats.get("skipped", []))
+    if lines:
+        terminalreporter.section("skipped: what each needs", sep="-")
+        for line in lines:
+            terminalreporter.write_line(line)

@@ -20,6 +20,7 @@ from autograder.batch.lateness import SOURCE_CLAIM_ONLY, TOLERANCE, decide, span
 from autograder.grading.submission import content_hash
 from autograder.integrations.cohorts.arrival import REACHED_EXCHANGE, _extra_time
 from tests.support.h2 import SPEC
+from tests.support.skips import install
 
 NOTEBOOK = SPEC.notebook
 
@@ -126,7 +127,7 @@ def test_a_receipt_for_other_files_or_a_damaged_file_is_never_on_time(tmp_path):
 
 def test_the_ut_extra_field_info_zip_writes_is_read_in_utc(tmp_path):
     if shutil.which("zip") is None:
-        pytest.skip("Info-ZIP's zip is not installed")
+        pytest.skip(install("Info-ZIP's zip not installed", "apt-get install -y zip"))
     moment = datetime(2026, 12, 14, 21, 30, 5, tzinfo=UTC)
     source = tmp_path / f"s1__{NOTEBOOK}"
     source.write_text("{}")

@@ -16,6 +16,7 @@ import pytest
 from autograder.cli import missing_dependency
 from autograder.spec import REPO
 from tests.support.h2 import SPEC
+from tests.support.skips import install
 
 VENV_BIN = Path(sys.executable).parent
 
@@ -25,6 +26,10 @@ def lacks_tqdm(python: str) -> bool:
     done = subprocess.run([python, "-c", "import sys; assert sys.version_info >= (3, 11); "
                            "import tqdm"], capture_output=True, text=True, timeout=60, check=False)
     return done.returncode != 0 and "No module named 'tqdm'" in done.stderr
+
+
+NO_SYSTEM_PYTHON = install("no python3 3.11+ without tqdm on this machine",
+                           "apt-get install -y python3")
 
 
 def system_python() -> list[str] | None:
@@ -40,7 +45,7 @@ def system_python() -> list[str] | None:
 def test_the_system_python3_lacks_the_dependencies_here():
     """The premise of the test below, where a system python3 exists (a CI image has one)."""
     if system_python() is None:
-        pytest.skip("no python3 3.11+ without tqdm on this machine")
+        pytest.skip(NO_SYSTEM_PYTHON)
     assert lacks_tqdm(system_python()[0])
 
 
@@ -48,7 +53,7 @@ def test_the_system_python3_lacks_the_dependencies_here():
 def test_autograde_outside_the_venv_is_one_line_and_exit_2(tmp_path, python):
     command = system_python() if python == "system python3" else [sys.executable, "-S"]
     if command is None:
-        pytest.skip("no python3 3.11+ without tqdm on this machine")
+        pytest.skip(NO_SYSTEM_PYTHON)
     env = {key: value for key, value in os.environ.items()
            if key not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
     done = subprocess.run([*command, "-m", "autograder", "autograde", SPEC.name,

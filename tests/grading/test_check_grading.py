@@ -33,6 +33,7 @@ from tests.support.in_process import InProcessStudent
 from tests.support.notebook_cells import code_cells
 from tests.support.pytest_session import CheckPlugin
 from tests.support.said import said
+from tests.support.skips import needs
 
 PART_POINTS = SPEC.function_points
 ONE_FUNCTION_SPEC = """
@@ -114,7 +115,8 @@ def test_stubs_score_zero_everywhere_with_the_exception_stated_once():
 RELEASE_NOTEBOOK = SPEC.release_notebook
 
 
-@pytest.mark.skipif(not RELEASE_NOTEBOOK.exists(), reason="release notebook not generated yet")
+@pytest.mark.skipif(not RELEASE_NOTEBOOK.exists(),
+                    reason=needs("release notebook not generated yet", "make release"))
 def test_untouched_release_notebook_scores_zero_on_every_code_part():
     student = InProcessStudent(code_cells(RELEASE_NOTEBOOK, skip_grade_cells=True))
     scores = score_parts(run_checks(student, H2), H2)

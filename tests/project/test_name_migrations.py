@@ -31,6 +31,7 @@ from autograder.sandbox import zygote as zygote_module
 from autograder.sandbox.zygote import Zygote, ZygoteError, zygote_environment
 from autograder.spec import REPO
 from autograder.untrusted.isolation import WORKER_STDERR_ENV
+from tests.support.skips import AS_ROOT, needs
 
 OLD_LOCK = legacy_names.ROOT_LOCK_FILE
 
@@ -142,7 +143,7 @@ def test_a_uid_an_older_grader_holds_is_not_leased_and_a_leased_one_keeps_it_out
             os.close(handle)
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="without root nothing is leased")
+@pytest.mark.skipif(os.geteuid() != 0, reason=needs("without root nothing is leased", AS_ROOT))
 def test_a_lease_holds_its_uid_in_the_old_directory_too_where_there_is_one():
     lease = uids.UidLease.acquire()
     try:

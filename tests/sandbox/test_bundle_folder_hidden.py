@@ -21,6 +21,7 @@ import pytest
 from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON
 from autograder.spec import REPO
 from tests.bundles import students
+from tests.support.skips import needs
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +30,7 @@ pytestmark = pytest.mark.slow
 def bundle_under_opt():
     """A copy of the test bundle ``vectors`` in a folder of /opt (the sandbox shows /opt)."""
     if not Path("/opt").is_dir():
-        pytest.skip("no /opt on this machine (create it, or run as root in CI)")
+        pytest.skip(needs("no /opt on this machine", "create it with: sudo mkdir -m 755 /opt"))
     folder = Path("/opt") / f"h2-test-bundles-{uuid.uuid4().hex[:8]}"
     shutil.copytree(students.BUNDLES / students.NAME, folder / students.NAME)
     yield folder

@@ -16,12 +16,14 @@ from autograder.bundles.h2_attention import samples as sample_cohort
 from autograder.spec import REPO
 from tests.support.h2 import SPEC
 from tests.support.seccomp import NO_NAMESPACES, sandbox_user_cannot_read_python
+from tests.support.skips import AS_ROOT, needs
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.mark.skipif(not sandbox_user_cannot_read_python(),
-                    reason="not root, or this Python is readable by every user: nothing to refuse")
+                    reason=needs("not root, or this Python is readable by every user: nothing "
+                                 "to refuse", AS_ROOT))
 def test_an_unreadable_python_is_refused_even_with_weaker_isolation(tmp_path):
     (correct,) = [variant for variant in sample_cohort.VARIANTS if variant.name == "correct"]
     root = tmp_path / "course"

@@ -31,6 +31,7 @@ from autograder.spec import REPO
 from tests.sandbox.hostile.hostile_cases import cell_index, code, cohort, write_submission
 from tests.support.h2 import SPEC
 from tests.support.seccomp import NO_NAMESPACES  # refuses namespaces, as Docker's profile
+from tests.support.skips import AS_ROOT, needs
 
 pytestmark = pytest.mark.slow
 NOBODY = 65534
@@ -105,11 +106,12 @@ def processes_named(marker: str) -> list[str]:
 @pytest.fixture
 def course() -> Iterator[tuple[Path, str]]:
     if os.geteuid() != 0 or not SYSTEM_PYTHON.exists() or not shutil.which("setpriv"):
-        pytest.skip(f"needs root to become nobody, setpriv and {SYSTEM_PYTHON}")
+        pytest.skip(needs(f"needs root to become nobody, setpriv and {SYSTEM_PYTHON}", AS_ROOT))
     unreachable = [p for p in (REPO, Path(sysconfig.get_paths()["purelib"]))
                    if any(not q.stat().st_mode & 0o001 for q in (p, *p.parents))]
     if unreachable:
-        pytest.skip(f"{unreachable[0]} is not readable by other users")
+        pytest.skip(needs(f"{unreachable[0]} is not readable by other users",
+                          f"make it readable: chmod o+rx {unreachable[0]} and its parents"))
     base = Path(tempfile.mkdtemp(prefix="h2-unprivileged-"))  # /tmp: nobody can reach it
     base.chmod(0o755)
     marker = f"ux{uuid.uuid4().hex[:8]}"

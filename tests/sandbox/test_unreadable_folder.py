@@ -21,6 +21,7 @@ import pytest
 from autograder.bundles.h2_attention import samples as sample_cohort
 from autograder.spec import REPO
 from tests.support.h2 import SPEC
+from tests.support.skips import AS_ROOT, needs
 
 pytestmark = pytest.mark.slow
 NOBODY = 65534
@@ -29,10 +30,11 @@ SYSTEM_PYTHON = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info
 
 def test_a_current_folder_the_user_cannot_enter_is_one_line_and_exit_2():
     if os.geteuid() != 0 or not SYSTEM_PYTHON.exists() or not shutil.which("setpriv"):
-        pytest.skip(f"needs root to become nobody, setpriv and {SYSTEM_PYTHON}")
+        pytest.skip(needs(f"needs root to become nobody, setpriv and {SYSTEM_PYTHON}", AS_ROOT))
     purelib = Path(sysconfig.get_paths()["purelib"])
     if any(not q.stat().st_mode & 0o001 for p in (REPO, purelib) for q in (p, *p.parents)):
-        pytest.skip("this checkout or its environment is not readable by other users")
+        pytest.skip(needs("this checkout or its environment is not readable by other users",
+                          "make them readable: chmod o+rx on each folder above them"))
     base = Path(tempfile.mkdtemp(prefix="h2-unreadable-cwd-"))
     try:
         base.chmod(0o755)

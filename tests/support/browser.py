@@ -26,6 +26,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.skips import install
+
 CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 CHROMEDRIVER = ("/usr/bin/chromedriver",)
 INSTALL = "apt-get install -y chromium chromium-driver"
@@ -38,12 +40,13 @@ def _first(candidates: tuple[str, ...], name: str) -> str | None:
     return found or shutil.which(name)
 
 
-def missing(reason: str) -> None:
-    """Fail in CI (the pages must be checked there), skip elsewhere, with ``reason``."""
+def missing(reason: str, command: str = INSTALL) -> None:
+    """Fail in CI (the pages must be checked there), skip elsewhere, with ``reason`` and the
+    command that installs what is missing."""
     if os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI must run the browser tests ({INSTALL}, as .ci/run does)",
+        pytest.fail(f"{reason}; CI must run the browser tests ({command}, as .ci/run does)",
                     pytrace=False)
-    pytest.skip(f"{reason} (install it with `{INSTALL}`; in CI this test fails instead)")
+    pytest.skip(install(reason, INSTALL))  # in CI the test fails instead (above)
 
 
 @dataclass
@@ -97,10 +100,10 @@ def chromium() -> Iterator[Any]:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
     except ImportError:
-        missing("Selenium is not installed (pip install -e '.[dev]')")
+        missing("Selenium not installed", command="make setup")
     binary, driver_path = _first(CHROMIUM, "chromium"), _first(CHROMEDRIVER, "chromedriver")
     if binary is None or driver_path is None:
-        missing("Chromium or its driver is not installed")
+        missing("Chromium or its driver not installed")
     options = webdriver.ChromeOptions()
     options.binary_location = binary
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.skips import install
+
 INSTALL = "apt-get install -y slurm-wlm munge"
 DAEMONS = ("munged", "slurmctld", "slurmd")
 COMMANDS = ("sinfo", "squeue", "sbatch", "scancel", "scontrol")
@@ -87,7 +89,7 @@ def require_slurm() -> None:
     if os.environ.get("CI"):
         pytest.fail(f"{reason}; CI must run the Slurm tests ({INSTALL}, as .ci/run does)",
                     pytrace=False)
-    pytest.skip(f"{reason}: install it with `{INSTALL}` (in CI this test fails instead)")
+    pytest.skip(install(reason, INSTALL))  # in CI the test fails instead (above)
 
 
 def _program(name: str) -> str:

@@ -24,6 +24,7 @@ from autograder.sandbox.client import SandboxStudent
 from autograder.sandbox.uids import UidLease
 from autograder.untrusted import grader_files, isolation
 from tests.support.reference_attack import probe_cell
+from tests.support.skips import AS_ROOT, needs
 from tests.support.wire import cell_errors, start_zygote
 
 PACKAGE_DIRS = [Path(p).resolve() for p in autograder.__path__]
@@ -93,7 +94,8 @@ def test_student_code_reaches_nothing_of_the_grader_in_the_sandbox():
     assert all(entries == [] for entries in listed.values()), listed
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="mounts in a mount namespace of its own: root")
+@pytest.mark.skipif(os.geteuid() != 0,
+                    reason=needs("mounts in a mount namespace of its own: root", AS_ROOT))
 def test_a_folder_is_rebuilt_without_the_grader_where_overlayfs_is_refused(tmp_path):
     """The fallback (a kernel or container that refuses overlayfs): the folder's other entries
     are there and read-only, the grader's do not exist."""

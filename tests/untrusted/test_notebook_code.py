@@ -11,6 +11,7 @@ from autograder.untrusted.notebook_code import to_python
 from tests.support.h2 import SPEC
 from tests.support.in_process import InProcessStudent
 from tests.support.notebook_cells import code_cells
+from tests.support.skips import needs
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE_NOTEBOOK = SPEC.source_notebook
@@ -45,7 +46,8 @@ def test_cells_in_order_and_grade_cells_skippable():
     assert [c.strip() for c in code_cells(nb, skip_grade_cells=True)] == ["a = 1", "b = a + 1"]
 
 
-@pytest.mark.skipif(not SOURCE_NOTEBOOK.exists(), reason="source notebook not present")
+@pytest.mark.skipif(not SOURCE_NOTEBOOK.exists(),
+                    reason=needs("source notebook not present", "git checkout source/"))
 def test_source_notebook_defines_every_function():
     student = InProcessStudent(code_cells(SOURCE_NOTEBOOK, skip_grade_cells=True))
     import solutions

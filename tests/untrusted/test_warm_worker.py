@@ -14,6 +14,7 @@ from autograder.grading.submission import load_submission
 from autograder.sandbox.client import SandboxStudent
 from autograder.sandbox.uids import UidLease
 from tests.support.h2 import H2, SPEC
+from tests.support.skips import needs
 from tests.support.wire import cell_errors, start_zygote
 
 pytestmark = pytest.mark.slow
@@ -48,7 +49,9 @@ def _supports_madv_collapse() -> bool:
     return release >= (6, 1) and "[never]" not in mode
 
 
-@pytest.mark.skipif(not _supports_madv_collapse(), reason="needs Linux 6.1+ with THP not 'never'")
+@pytest.mark.skipif(not _supports_madv_collapse(), reason=needs(
+    "needs Linux 6.1+ with THP not 'never'",
+    "on Linux 6.1+: echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/enabled"))
 def test_the_zygotes_memory_is_on_huge_pages():
     """A fork and exit of the zygote costs about 9 ms of CPU on 2 MiB pages, 25 ms on 4 KiB
     pages (page tables): ``HugePages`` moves most of its heap onto huge pages, a page at a

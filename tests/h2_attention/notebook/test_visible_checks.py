@@ -10,6 +10,7 @@ import pytest
 
 from autograder.authoring.sync import grade_id
 from tests.support.h2 import SPEC, predicted
+from tests.support.skips import install
 
 FUNCTION_PARTS = SPEC.function_parts
 NOTEBOOK, RELEASE_DIR, SOURCE_DIR = SPEC.notebook, SPEC.release_dir, SPEC.source_dir
@@ -24,7 +25,9 @@ def code_by_id(folder) -> tuple[list[str], dict[str, str]]:
 @pytest.fixture(scope="module")
 def solved_namespace(tmp_path_factory) -> dict:
     """Globals after running the source notebook up to its evidence section."""
-    pytest.importorskip("matplotlib").use("Agg")
+    matplotlib = pytest.importorskip(
+        "matplotlib", reason=install("matplotlib not installed", "make setup"))
+    matplotlib.use("Agg")
     sources, _ = code_by_id(SOURCE_DIR)
     namespace: dict = {"__name__": "__main__"}
     for source in sources:
