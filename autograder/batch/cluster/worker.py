@@ -140,7 +140,10 @@ def remove_dead_workers_folders() -> None:
 
 
 def _remove_if_dead(folder: Path, pid: str) -> None:
-    if not pid.isdigit() or folder.is_symlink() or folder.stat().st_uid != os.geteuid():
+    try:
+        if not pid.isdigit() or folder.is_symlink() or folder.stat().st_uid != os.geteuid():
+            return
+    except FileNotFoundError:  # gone since it was listed: its worker's teardown, another sweep
         return
     try:
         os.kill(int(pid), 0)

@@ -137,3 +137,14 @@ def test_a_killed_workers_copies_are_removed_by_the_next_worker():
         for pair in folders:
             for folder in pair:
                 shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_folder_removed_while_the_next_worker_sweeps_is_no_error(tmp_path):
+    """Two workers set up at once (a LocalCluster's), or one set up while another ends: a
+    folder listed by one sweep can be gone before it is looked at (removed by its worker's
+    teardown, or by the other sweep). Setting up a worker failed with FileNotFoundError."""
+    from autograder.batch.cluster.worker import SCRATCH_PREFIX, _remove_if_dead
+
+    gone = tmp_path / f"{SCRATCH_PREFIX}999999999-gone"
+    _remove_if_dead(gone, "999999999")  # no error: nothing to remove
+    assert not gone.exists()
