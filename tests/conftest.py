@@ -50,7 +50,8 @@ def graded_sample_cohort(tmp_path_factory: pytest.TempPathFactory):
 # the next module to whichever worker is nearly done: the run ends when the worker that got
 # the last long module ends it. So the longest modules go first (by tests/durations.json,
 # what each module took in a full run; a module it does not know counts as a middling one),
-# and the short ones fill in at the end. `--store-durations` writes the file anew.
+# and the short ones fill in at the end. `--store-durations` writes the file anew. Modules
+# that share a costly session fixture go to one worker together (TOGETHER).
 
 REPO = Path(__file__).resolve().parents[1]
 DURATIONS = REPO / "tests" / "durations.json"
@@ -70,6 +71,30 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def module_of(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
+
+
+# Folders whose modules share a session fixture that takes a grading run to make (a session
+# fixture is made once per worker): their modules are handed out together, to one worker.
+TOGETHER = ("tests/sandbox/hostile/",)  # hostile_batch, controls_alone (its conftest)
+
+
+def unit_of(nodeid: str) -> str:
+    """What xdist hands out as one piece of work: a module, or its folder of ``TOGETHER``."""
+    module = module_of(nodeid)
+    return next((folder for folder in TOGETHER if module.startswith(folder)), module)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class Together(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return unit_of(nodeid)
+
+    return Together(config, log)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
