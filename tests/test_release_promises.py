@@ -90,6 +90,9 @@ def solved() -> dict:
             break
         with contextlib.redirect_stdout(io.StringIO()):
             exec(compile(predicted(cell.source), "<source notebook>", "exec"), namespace)
+    import matplotlib.pyplot as plt
+
+    plt.close("all")  # the demos' heatmaps: drawn, not needed
     return namespace
 
 
