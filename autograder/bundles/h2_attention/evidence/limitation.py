@@ -462,8 +462,9 @@ def copied_finding(text: str) -> Finding | None:
     if echo.copied:
         return _finding("limitation_copied", (
             f"your limitation repeats the notebook's sentence '{notebook_echo.quote(echo.sentence)}' "
-            f"({echo.copied_share:.0%} of its words are the notebook's); write it in your own words"
-            + _PROVISIONAL
+            f"({echo.copied_share:.0%} of its words are the notebook's); write it in your own words "
+            "(a limitation the notebook discusses is welcome, explained with your own reasoning or "
+            "an example of your own)" + _PROVISIONAL
         ), severity="review")
     example = notebook_echo.echo(text, notebook_echo.example_index())
     if not example.copied:
