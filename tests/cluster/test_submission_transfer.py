@@ -137,3 +137,11 @@ def test_a_killed_workers_copies_are_removed_by_the_next_worker():
         for pair in folders:
             for folder in pair:
                 shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_scratch_folder_removed_while_the_sweep_looks_is_passed_over(tmp_path):
+    """Another worker's teardown can remove its folder between the sweep's listing and its
+    look at the owner: the sweep goes on (a session setup that raised here failed a batch)."""
+    from autograder.batch.cluster.worker import _remove_if_dead
+
+    _remove_if_dead(tmp_path / "autograder-dask-1-gone", "1")  # no such folder: no error

@@ -141,7 +141,11 @@ def remove_dead_workers_folders() -> None:
 
 
 def _remove_if_dead(folder: Path, pid: str) -> None:
-    if not pid.isdigit() or folder.is_symlink() or folder.stat().st_uid != os.geteuid():
+    try:  # another worker's teardown may remove it between the listing and here
+        owner = folder.lstat().st_uid
+    except FileNotFoundError:
+        return
+    if not pid.isdigit() or folder.is_symlink() or owner != os.geteuid():
         return
     try:
         os.kill(int(pid), 0)
