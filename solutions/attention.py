@@ -104,7 +104,10 @@ def stable_softmax(
     the row by its 0-based query index (e.g. "row 2" for the third query)
     instead of returning NaN; with batch dimensions the message may give the
     batch index too (e.g. "row (1, 2)": batch 1, query 2). Float32 in, float32
-    out. The inputs are not modified.
+    out. The inputs are not modified. The checks pass scores that are finite
+    or ``-inf``, and Boolean masks with no more dimensions than ``scores``:
+    what your function does with a NaN or +inf score, a 0/1 mask or a mask
+    with more dimensions is not checked.
     """
     ### BEGIN SOLUTION
     scores = np.asarray(scores)
@@ -140,7 +143,9 @@ def causal_mask(n_q: int, n_k: int | None = None) -> np.ndarray:
     """Boolean ``(n_q, n_k)`` mask: query i may attend to key j iff ``j <= i``.
 
     Top-left aligned like ``is_causal=True`` in PyTorch; the diagonal is
-    allowed (a token sees itself). ``n_k=None`` means a square mask.
+    allowed (a token sees itself). ``n_k=None`` means a square mask. The
+    checks pass whole numbers, at least 0: refusing another size (-1, 2.5)
+    with ``ValueError`` is good practice, not checked.
     """
     ### BEGIN SOLUTION
     if n_k is None:
@@ -156,7 +161,9 @@ def padding_mask(lengths: ArrayLike, n_k: int) -> np.ndarray:
 
     ``lengths[b]`` is the number of real (non-filler) keys in sequence b;
     ``lengths`` may be a list or an array.
-    Lengths outside ``[0, n_k]`` raise ``ValueError``.
+    Lengths outside ``[0, n_k]`` raise ``ValueError``. The checks pass whole
+    numbers: refusing another length (2.5) with ``ValueError`` is good
+    practice, not checked.
     """
     ### BEGIN SOLUTION
     lengths = np.asarray(lengths)
@@ -299,6 +306,9 @@ def torch_sdpa(
     reads True = may attend. The dtype is preserved (float64 in, float64
     out). ``scale`` is passed on to SDPA (``None``: its default ``1 / sqrt(d_k)``).
     Unlike ``stable_softmax``, SDPA returns zeros for a fully masked row.
+    The grader passes read-only arrays, for which ``torch.from_numpy`` prints
+    PyTorch's warning that the array is not writable (harmless: SDPA writes
+    nothing); converting a copy (``np.array``) avoids it.
     """
     ### BEGIN SOLUTION
     import torch

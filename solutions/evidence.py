@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -26,6 +27,16 @@ EVIDENCE_FILENAME = "attention_evidence.json"
 LIMITATION_PLACEHOLDER = (
     "Replace this sentence with one limitation of attention, in your own words."
 )
+# The limitation's length: the one rule the notebook's check, the schema and the grader apply.
+LIMITATION_MIN_WORDS, LIMITATION_MAX_WORDS = 20, 200
+# A word: a run of letters (with an apostrophe or a hyphen inside: "don't", "self-attention")
+# or a run of digits.
+WORD_PATTERN = r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\d+"
+
+
+def limitation_words(text: str) -> int:
+    """How many words the grader counts in ``text``, the placeholder sentence left out."""
+    return len(re.findall(WORD_PATTERN, str(text).replace(LIMITATION_PLACEHOLDER, " ")))
 MASK_CONVENTION = "True means the query may attend to the key"
 PARITY_TOLERANCES = {
     "float64": {"atol": 1e-10, "rtol": 0.0},

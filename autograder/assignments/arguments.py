@@ -14,15 +14,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from autograder.assignments import remembered
 from autograder.assignments.bundle import Assignment
 from autograder.assignments.registry import FOLDERS_VARIABLE, available, load_assignment
+from autograder.base.course import AUTOGRADED, Course, assignments_in
 from autograder.spec import SpecError
-
-if TYPE_CHECKING:
-    from autograder.base.course import Course
 
 LISTED_BY = "`python -m autograder assignments` lists them"
 
@@ -59,8 +56,6 @@ def assignment_in_root(args: argparse.Namespace, root: Path, *,
     Its bundle is looked for in ``--assignments``, then where the root remembers it
     (``remembered``); ``remember``: write a folder given here into the root's course.json
     (``autograde`` does it itself, once the sandbox is starting)."""
-    from autograder.base.course import assignments_in
-
     if not args.assignment:
         if not root.is_dir():
             raise SpecError(f"course root {root} is not a folder: pass --root <the folder "
@@ -102,8 +97,6 @@ def add_graded_root_arguments(parser: argparse.ArgumentParser) -> None:
 def graded_course(args: argparse.Namespace) -> tuple[Course, Assignment]:
     """``args.root`` as a graded course root and the assignment ``args`` name there (else its
     one); a root with nothing graded is one line saying what to run (a ``SpecError``)."""
-    from autograder.base.course import AUTOGRADED, Course
-
     root = args.root.resolve()
     if not (root / AUTOGRADED).is_dir():
         raise SpecError(f"nothing graded in {root}: run `python -m autograder autograde` "

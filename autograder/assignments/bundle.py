@@ -169,6 +169,7 @@ class Assignment:
     @property
     def grading_key(self) -> str:
         """Hash of exactly what decides this assignment's grades (``grading_key``)."""
+        # importlib.metadata and hashlib (15-40 ms): not at a command's start
         from autograder.assignments.grading_key import grading_key
 
         return grading_key(self)

@@ -48,7 +48,7 @@ def assignment_and_files(args: argparse.Namespace) -> tuple[Assignment, list[str
     not a file, or the only assignment with an evidence file) and the files."""
     files, folders = list(args.files), list(args.assignments or ())
     name = args.assignment
-    if not name and files and not Path(files[0]).exists() and files[0] in {
+    if not name and files and not Path(files[0]).is_file() and files[0] in {
             found.name for found in available(folders)}:
         name = files.pop(0)
     if not files:

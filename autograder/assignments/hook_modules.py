@@ -7,7 +7,7 @@ in the middle of a command that seldom runs. So a hook module is checked when it
 imported, against its declaration, and the engine reads its members only through here
 (``HookModule.get``), never with ``getattr`` of its own. Not earlier: importing a bundle's
 hooks may import NumPy, which ``autograde`` must not do before it launches its sandbox
-(tests/autograde/test_early_sandbox.py); loading a bundle imports none of its code.
+(tests/batch/test_early_sandbox.py); loading a bundle imports none of its code.
 
 What is refused, each in one line naming the bundle, the member and the fix (``SpecError``):
 a required member that is missing; a function member whose signature cannot take the

@@ -70,7 +70,7 @@ def _load(name: str, folders: tuple[Path, ...]) -> Assignment:
             package = f"{PACKAGED_IMPORT}.{name}" if item.origin == "package" else None
             # The evidence plugin is checked when first used (``Assignment.evidence``), not
             # here: loading a bundle must not import its hooks (NumPy...) before a command
-            # launches the sandbox (tests/autograde/test_early_sandbox.py).
+            # launches the sandbox (tests/batch/test_early_sandbox.py).
             return open_bundle(item.root, origin=item.origin, package=package)
     names = ", ".join(item.name for item in available(folders)) or "none"
     raise UnknownAssignment(f"no assignment called {name!r}: the assignments here are {names} "

@@ -137,6 +137,7 @@ def leaks(release_dir: Path, assignment: Assignment) -> list[str]:
                 problems.append(f"{path.name}: contains {reason} ({pattern})")
         if path.name == student_env.REQUIREMENTS_NAME:  # the student's environment
             problems += [f"{path.name}: {line}" for line in student_env.leaks(text)]
+    # nbformat (70 ms): not at a command's start
     import nbformat
 
     notebook = nbformat.read(release_dir / assignment.notebook, as_version=4)
@@ -152,6 +153,7 @@ def leaks(release_dir: Path, assignment: Assignment) -> list[str]:
 
 
 def _grade_id(cell: object) -> str | None:
+    # authoring.sync (1.3 ms): not at a command's start
     from autograder.authoring.sync import grade_id
 
     return grade_id(cell)
@@ -166,6 +168,7 @@ def missing_parts(release_dir: Path, assignment: Assignment) -> list[str]:
     path = release_dir / assignment.notebook
     if not path.is_file():
         return []
+    # nbformat (70 ms): not at a command's start
     import nbformat
 
     try:
@@ -249,6 +252,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # pytest, via the checks' runner (110 ms): not at a command's start
     from autograder.grading.runner import require_consistent_spec
 
     assignment = authoring_assignment(args)  # one line if unknown or without a source folder

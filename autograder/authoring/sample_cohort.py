@@ -29,6 +29,7 @@ from autograder.assignments import hook_modules
 from autograder.assignments.arguments import add_assignment_arguments, assignment_from
 from autograder.authoring.sync import grade_id, solution_cell_source
 from autograder.base.course import SUBMITTED, TIMESTAMP_TXT, Course
+from autograder.cli import Parser  # a usage mistake is one line, as in every command
 from autograder.spec import SpecError
 
 if TYPE_CHECKING:
@@ -67,6 +68,7 @@ def reference_cell(assignment: Assignment, name: str) -> str:
 def reference_notebook(assignment: Assignment) -> nbformat.NotebookNode:
     """The release notebook (what students really get) with every function part's stub
     filled in from the reference."""
+    # nbformat (70 ms) imports jsonschema: after prepare_process (the __main__ block)
     import nbformat
 
     notebook = nbformat.read(assignment.grader_release_notebook, as_version=4)
@@ -184,8 +186,6 @@ def build(assignment: Assignment, root: Path, size: int | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    from autograder.cli import Parser  # a usage mistake is one line, as in every command
-
     parser = Parser(prog="python -m autograder.authoring.sample_cohort", description=__doc__,
                     formatter_class=argparse.RawDescriptionHelpFormatter)
     add_assignment_arguments(parser)

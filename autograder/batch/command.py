@@ -37,6 +37,8 @@ examples:
 from __future__ import annotations
 
 import argparse
+import difflib
+import importlib.util
 import math
 import os
 import sys
@@ -203,6 +205,7 @@ def options_from(args: argparse.Namespace) -> BatchOptions:
     )
     cluster = args.cluster
     if cluster is not None and cluster.kind == SLURM:  # the [cluster] table of which file
+        # cohorts.config (75 ms): only for --cluster slurm
         from autograder.integrations.cohorts.config import CONFIG
 
         cluster = replace(cluster, config=getattr(args, "config", None) or CONFIG)
@@ -222,6 +225,7 @@ def summary_line(summary: BatchSummary) -> str:
     error; separately, how many were assessed now and how many were kept unchanged; then
     how many are late against which due date (or that lateness was not judged), and the
     cohort, so a run given neither can never pass for one that judged lateness."""
+    # results.result (7 ms): not before the zygote starts
     from autograder.results.result import STATUS_ERROR, STATUS_GRADED, STATUS_UNGRADABLE
 
     total = len(summary.results)
@@ -243,6 +247,7 @@ def summary_line(summary: BatchSummary) -> str:
 
 def lateness_words(summary: BatchSummary) -> str:
     """``2 late, 1 unknown (due 2026-12-14 23:59:00 UTC)``, or that nothing was judged."""
+    # batch.lateness (jsonschema, 85 ms): not before the zygote starts
     from autograder.batch.lateness import NOT_JUDGED
 
     if not summary.due:
@@ -328,6 +333,7 @@ def chosen_assignment(args: argparse.Namespace) -> Assignment:
 def _publish(course: Course, assignment: Assignment) -> str:
     """Every copy of the grades that exists in the root (feedback copies, LMS files,
     summary.md, nbgrader's export, the report) rewritten from the new results; its line."""
+    # publish.views (1.4 ms): not before the zygote starts
     from autograder.publish.views import publish
 
     return publish(course, assignment, course.students()).line()
@@ -336,8 +342,6 @@ def _publish(course: Course, assignment: Assignment) -> str:
 def check_extensions(course: Course, extensions: dict[str, datetime | None]) -> None:
     """``UsageError`` (one line, naming the close ids) for an extension given to a student
     with no submission in the root: a mistyped id would be remembered and change nothing."""
-    import difflib
-
     students = course.students()
     for student, when in extensions.items():
         if student in students or when is None:  # taking one back needs no submission
@@ -361,6 +365,7 @@ def _require_root(root: Path) -> None:
 
 def late_policy(text: str) -> object:
     """An argparse ``type``: a late policy (``autograder.results.late_policy.parse``)."""
+    # here, not at the top: version_rules's parse has the same name
     from autograder.results.late_policy import LatePolicyError, parse
 
     try:
@@ -371,6 +376,7 @@ def late_policy(text: str) -> object:
 
 def version_rule(text: str) -> str:
     """An argparse ``type``: a version rule (``autograder.batch.version_rule.parse``)."""
+    # here, not at the top: late_policy's parse has the same name
     from autograder.results.version_rules import VersionRuleError, parse
 
     try:
@@ -394,6 +400,7 @@ def due_date(text: str) -> datetime:
     """An argparse ``type``: a day, a time and an explicit zone (a bare time is ambiguous
     across a course's time zones, as in cohorts.toml; a bare day would mean midnight), as an
     aware UTC time (``autograder.batch.due_dates``)."""
+    # batch.due_dates (zoneinfo, 2-6 ms): only for --due and --extension
     from autograder.batch.due_dates import DueDateError, parse_due
 
     try:
@@ -407,6 +414,7 @@ def students_to_grade(course: Course, assignment: Assignment,
     """Who to grade: every student with a submission, or those asked for (each must have one).
     ``UsageError`` when the root or a submission is missing, or when the course's release of
     ``assignment`` lacks a part it grades."""
+    # authoring.release (importlib.metadata, 28 ms): not before the zygote starts
     from autograder.authoring.release import missing_parts, stale_release_message
 
     root = course.root
@@ -469,8 +477,6 @@ def _require_dependencies(modules: Sequence[str] = ("tqdm", "numpy", "nbgrader",
     libraries; then the assignment's preloads) this Python lacks (``autograder.cli`` turns it
     into one line on activating the environment), found without importing them: the zygote
     must start before they are imported."""
-    import importlib.util
-
     for module in dict.fromkeys(name.partition(".")[0] for name in modules):
         if importlib.util.find_spec(module) is None:
             raise ModuleNotFoundError(f"No module named {module!r}", name=module)
@@ -482,6 +488,7 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
     options = options_from(args)
     # Warms while the course is checked and the grader loads.
     sandbox = launch_sandbox(options, assignment)
+    # the grader: after the zygote is launched, so both warm up at once (test_early_sandbox)
     from autograder.batch.engine import grade_course
     from autograder.results.result import STATUS_ERROR
     from autograder.sandbox.client import IsolationError

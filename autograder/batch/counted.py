@@ -83,6 +83,7 @@ def _write(course: Course, assignment: Assignment, result: SubmissionResult,
            folder: Path | None) -> None:
     """``result`` as the student's results.json, feedback.html and formgrader notebook
     (``folder``: the counted version's files; None: the submission in submitted/)."""
+    # views.graded_notebook (3 ms): not at a command's start
     from autograder.views import feedback_page, graded_notebook
 
     out = course.autograded(result.student)

@@ -27,7 +27,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from tqdm import tqdm
 
@@ -45,16 +45,16 @@ from autograder.batch.outcome import (
 )
 from autograder.batch.root_lock import hold
 from autograder.grading.runner import require_consistent_spec
+from autograder.grading.session import GradingSession, warm_up_checks
 from autograder.grading.submission import content_hash, load_submission
 from autograder.results.decisions import Decisions
 from autograder.results.result import STATUS_ERROR, SubmissionResult, load
 from autograder.results.root_settings import due_text
 from autograder.sandbox.client import IsolationError
+from autograder.sandbox.uids import UidLease
+from autograder.sandbox.zygote import Zygote, discard
 from autograder.views import gradebook, grades_csv
 from autograder.views.outputs import import_formgrader, with_decisions
-
-if TYPE_CHECKING:
-    from autograder.sandbox.zygote import Zygote
 
 
 @dataclass
@@ -103,12 +103,8 @@ def _start_session(channels: list, slots: multiprocessing.Queue, options: BatchO
     arguments are inherited, never pickled): its own channel to the shared zygote, a sandbox
     user id of its own, and the assignment every submission of the batch is graded as."""
     global _SESSION
-    from autograder.grading.session import GradingSession
-
     if not interrupts.ignored():  # a coordinator started deaf to Ctrl-C: so are we
         signal.signal(signal.SIGINT, _quiet_interrupt)
-    from autograder.sandbox.uids import UidLease
-
     _SESSION = GradingSession(zygote=channels[slots.get()], lease=UidLease.acquire(),
                               assignment=assignment, limits=options.limits,
                               isolate=options.isolate, allow_weaker=options.allow_weaker)
@@ -121,6 +117,7 @@ def _grade_and_save(
 ) -> SubmissionResult:
     """Grade one submission (or kept version) in this grading process (its session's
     assignment) and save it."""
+    # grading.grade_one (14 ms): not at a command's start (cohort imports this module)
     from autograder.grading.grade_one import grade_submission
 
     session = _SESSION
@@ -203,9 +200,6 @@ def _run_pool(
     its surplus channels closed). Threads (the
     gradebook, progress) start only after the forks (``on_started``).
     """
-    from autograder.grading.session import warm_up_checks
-    from autograder.sandbox.zygote import Zygote, discard
-
     jobs = max(1, min(options.jobs, len(students)))
     if launched and len(launched) >= jobs:
         channels, surplus = launched[:jobs], launched[jobs:]
@@ -290,8 +284,6 @@ def grade_course(
             return _grade_course(course, assignment, students, options, sandbox, started)
     finally:
         if sandbox:  # unused (nothing to grade here, or an error before the pool): ended now
-            from autograder.sandbox.zygote import discard
-
             discard(sandbox)
 
 

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 from autograder.batch.cluster.choice import ClusterChoice
 from autograder.results.late_policy import LatePolicy
 from autograder.sandbox.limits import Limits
+from autograder.sandbox.zygote import Zygote
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
-    from autograder.sandbox.zygote import Zygote
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,5 @@ def launch_sandbox(options: BatchOptions, assignment: Assignment) -> list[Zygote
     None for a batch that goes to a cluster (its workers start their own)."""
     if options.cluster is not None:
         return None
-    from autograder.sandbox.zygote import Zygote
-
     return Zygote.launch(channels=max(1, options.jobs), preload=assignment.preload,
                          hide=assignment.private_folders)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from autograder.grading.carried_forward import stood_in
+from autograder.grading.carried_forward import stood_in, transfer
 from autograder.grading.check_modules import check_module_names
 from autograder.grading.check_points import check_points
 from autograder.grading.plugin import CheckResult, CheckValidator, describe_item, verdict, weighted
@@ -175,8 +175,6 @@ def stand_ins(student: Student) -> tuple[str, ...]:
 
 def settled(results: list[CheckResult], parts: Sequence[str]) -> list[CheckResult]:
     """In the order of ``parts``, carried-forward passes kept only where a block lost points."""
-    from autograder.grading.carried_forward import transfer
-
     order = {part: index for index, part in enumerate(parts)}
     return sorted(transfer(results, parts), key=lambda r: order.get(r.part, len(order)))
 

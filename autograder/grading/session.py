@@ -12,6 +12,8 @@ import gc
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from autograder.grading.cells import release_locked_cells
+from autograder.grading.runner import collect_checks
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.uids import UidLease
 from autograder.sandbox.zygote import Zygote
@@ -85,10 +87,8 @@ def warm_up_checks(assignment: Assignment) -> None:
 def _import_and_collect(assignment: Assignment) -> None:
     import jinja2  # noqa: F401  (the feedback page's: imported once, before the fork)
 
-    from autograder.grading.cells import release_locked_cells
-    from autograder.grading.runner import collect_checks
-
     if "torch" in assignment.preload:
+        # torch (1-2 s): only for an assignment that preloads it
         import torch
 
         torch.set_num_threads(1)  # one grading process per core; no thread pool to fork

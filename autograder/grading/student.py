@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
+from autograder.base.safe_text import PRIVATE_PATH
 from autograder.untrusted.errors import StudentError
 
 __all__ = ["Student", "StudentError", "reached_out"]
@@ -48,6 +49,4 @@ def reached_out(error: StudentError | None) -> bool:
     if flag is not None:
         return bool(flag)
     # Transitional, until every ``StudentError`` carries the flag: the mark the client leaves.
-    from autograder.base.safe_text import PRIVATE_PATH
-
     return PRIVATE_PATH in error.message

@@ -8,6 +8,7 @@ command that refreshes it: never silently left stale.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from autograder.base.course import Course
 from autograder.results import root_settings
+from autograder.views.nbgrader_package import light_import
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -57,6 +59,7 @@ def publish(course: Course, assignment: Assignment, students: Iterable[str] = ()
 
 def _feedback_copies(course: Course, assignment: Assignment, students: list[str],
                      done: Published) -> None:
+    # views.nbgrader_feedback (hashlib, 4 ms): not at a command's start
     from autograder.views.nbgrader_feedback import refresh_pages
 
     refreshed = refresh_pages(course, assignment, students)
@@ -66,6 +69,7 @@ def _feedback_copies(course: Course, assignment: Assignment, students: list[str]
 
 
 def _lms_files(course: Course, assignment: Assignment, done: Published) -> None:
+    # the LMS files (NumPy, 65 ms), report.summary (400 ms): not at a command's start
     from autograder.integrations.lms.files import FILE_NAMES, settings_from, write_files
     from autograder.report.summary import SUMMARY_MD, write_summary
 
@@ -104,11 +108,8 @@ def nbgrader_export(course: Course, target: Path) -> None:
     """What ``nbgrader export --to TARGET`` writes (its own CSV export plugin, run here on the
     root's gradebook: the same file without starting nbgrader's command, about 2.5 s),
     replaced atomically."""
-    import os
-
-    from autograder.views.nbgrader_package import light_import
-
     light_import()
+    # nbgrader (500+ ms): after light_import(), not at a command's start
     from nbgrader.api import Gradebook
     from nbgrader.plugins.export import CsvExportPlugin
 
@@ -120,6 +121,7 @@ def nbgrader_export(course: Course, target: Path) -> None:
 
 def _report(course: Course, assignment: Assignment, done: Published) -> None:
     """The instructor's report, where one was written in its default place."""
+    # the report (matplotlib, 270-370 ms): not at a command's start
     from autograder.report.build import REPORT_DIR, build_report, save_report
     from autograder.report.loading import load_course
 

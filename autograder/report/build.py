@@ -159,6 +159,7 @@ def common_cohort(results: list[SubmissionResult]) -> str | None:
 
 def graded_folders(graded: GradedCourse) -> dict[str, Path]:
     """Each student's graded files: the version that counts (``versions.graded_files``)."""
+    # batch.versions (jsonschema, 60 ms): not at a command's start
     from autograder.batch.versions import graded_files
 
     results = {result.student: result for result in graded.results}

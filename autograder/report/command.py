@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING
 from autograder.assignments.arguments import add_assignment_arguments, assignment_in_root
 from autograder.base.wording import plural
 from autograder.batch.command import one_line_errors
+from autograder.report.build import REPORT_DIR, build_report, save_report
+from autograder.report.loading import ReportError, load_course
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -63,9 +65,6 @@ def report_lines(root: Path, assignment: Assignment, cohort: str | None,
                  out: Path | None) -> list[str]:
     """Write the report of ``assignment`` in ``root``; the lines to print (``ReportError``
     when nothing was graded)."""
-    from autograder.report.build import REPORT_DIR, build_report, save_report
-    from autograder.report.loading import load_course
-
     report = build_report(load_course(root, assignment.name), assignment, cohort)
     files = save_report(report, out if out is not None else root / REPORT_DIR)
     found = report.similarity
@@ -82,8 +81,6 @@ def report_lines(root: Path, assignment: Assignment, cohort: str | None,
 
 
 def run(args: argparse.Namespace) -> int:
-    from autograder.report.loading import ReportError
-
     root = args.root.resolve()
     try:
         lines = report_lines(root, assignment_in_root(args, root), args.cohort, args.out)

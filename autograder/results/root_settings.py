@@ -23,6 +23,7 @@ from pathlib import Path
 
 from autograder.base.course import parse_time
 from autograder.results.late_policy import LatePolicy, LatePolicyError, from_table
+from autograder.results.version_rules import VersionRuleError, parse
 
 COURSE_JSON = "course.json"
 # What other commands keep under an assignment in course.json (``save`` leaves it as it is):
@@ -98,8 +99,6 @@ def load(root: Path, assignment: str) -> RootSettings:
     extensions = entry.get("extensions") or {}
     if not isinstance(extensions, dict):
         raise RootSettingsError(f"{path(root)}: extensions is not a JSON object: {fix}")
-    from autograder.results.version_rules import VersionRuleError, parse
-
     try:
         rule = parse(entry.get("version_rule") or "newest")
     except VersionRuleError as error:
@@ -231,6 +230,7 @@ def remembered_lms(root: Path, assignment: str) -> dict | None:
 
 def remember_lms(root: Path, assignment: str, settings: dict) -> None:
     """Keep ``settings`` (plain data) as the root's LMS file settings for ``assignment``."""
+    # results.result (7-15 ms): not before the zygote starts
     from autograder.results.result import write_atomically
 
     data = _read_all(root)
@@ -255,6 +255,7 @@ def remembered_bundle(root: Path, assignment: str) -> Path | None:
 def remember_bundle(root: Path, assignment: str, folder: Path) -> bool:
     """Keep ``folder`` (absolute) as where ``assignment``'s bundle lives; returns whether
     course.json changed."""
+    # results.result (7-15 ms): not before the zygote starts
     from autograder.results.result import write_atomically
 
     data = _read_all(root)

@@ -26,6 +26,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import autograder
 from autograder.legacy_names import WORKER_STDERR_ENV as LEGACY_STDERR_ENV
 from autograder.untrusted.isolation import WORKER_STDERR_ENV
 from autograder.untrusted.zygote import HIDE_ENV, command_line, module_names
@@ -64,8 +65,6 @@ def zygote_environment(hide: Sequence[str] = ()) -> dict[str, str]:
     inherited by the zygote, so none of it can reach a worker. ``hide``: folders the workers
     must not see besides the grader's own (the assignment's bundle), read and removed from
     the environment by the zygote before it forks."""
-    import autograder
-
     package_root = str(Path(autograder.__file__).resolve().parents[1])
     # The grader's own import path, so the zygote imports exactly the same modules.
     search = [package_root, *(p for p in sys.path if p and os.path.isdir(p) and p != package_root)]

@@ -3,7 +3,7 @@
 This is the untrusted side of the trust boundary. A submission can monkeypatch
 anything loaded here, so nothing here may import anything trusted (the
 reference, the checks, the grading logic, the evidence verifier, the
-gradebook): ``tests/test_boundary.py`` checks the imports of every module and
+gradebook): ``tests/untrusted/test_boundary.py`` checks the imports of every module and
 what a real forked worker has loaded. Whatever comes back from here is
 untrusted plain data (``plain``) in messages both sides decode strictly (``messages``);
 errors cross as records in them, their kinds spelled once (``errors.ErrorKind``).

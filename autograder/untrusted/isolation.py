@@ -27,12 +27,15 @@ closed), unless the TA explicitly allowed weaker isolation.
 from __future__ import annotations
 
 import ctypes
+import errno
+import faulthandler
 import os
 import resource
 import signal
 import site
 import stat
 import sys
+import sysconfig
 
 from autograder.untrusted import grader_files
 
@@ -360,8 +363,7 @@ DENIED_SYSCALLS = (
 
 def _seccomp_rules() -> object:
     """The filter's rules (libseccomp through pyseccomp)."""
-    import errno
-
+    # pyseccomp (5-15 ms): the zygote preloads it; the coordinator imports this module
     import pyseccomp
 
     rules = pyseccomp.SyscallFilter(defaction=pyseccomp.ALLOW)
@@ -460,8 +462,6 @@ def _redirect_output() -> None:
         log = os.open(os.environ[WORKER_STDERR_ENV], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
         os.dup2(log, 2)
         os.close(log)
-        import faulthandler
-
         faulthandler.enable()
 
 
@@ -473,8 +473,6 @@ needs and loses points for the grader's setup; the grader refuses to grade (neve
 
 def unreadable_python() -> list[str]:
     """Folders of this interpreter's installation that the current user cannot read."""
-    import sysconfig
-
     paths = sysconfig.get_paths()
     folders = dict.fromkeys(paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib"))
     unreadable = []

@@ -29,7 +29,7 @@ An error record (``ErrorRecord``) is ``{"kind", "type_name", "message", "bases",
 call entered, known to loop (``stopped_in``): ``loop_watch`` keys.
 
 This module runs on the untrusted side too: it imports nothing trusted
-(``tests/test_boundary.py``).
+(``tests/untrusted/test_boundary.py``).
 """
 
 from __future__ import annotations

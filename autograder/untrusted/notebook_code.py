@@ -30,6 +30,7 @@ def to_python(cell_source: str) -> str:
         return body if magic in PYTHON_BODY_CELL_MAGICS else ""
     if _plain_python(cell_source):
         return cell_source
+    # IPython (95 ms): only for a cell that is not plain Python (the zygote preloads it)
     from IPython.core.inputtransformer2 import TransformerManager
 
     try:

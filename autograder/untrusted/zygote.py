@@ -5,7 +5,7 @@ autograder.untrusted.zygote --preload NAME,... FD...``), it imports the modules 
 assignment names (its ``preload``: plain module names, checked here and by the grader)
 and the engine's own (``ENGINE_PRELOAD``), warms up the libraries among them, but never
 imports anything trusted (no reference, no checks, no grading logic;
-``tests/test_boundary.py`` proves it): a forked worker inherits only what the zygote holds.
+``tests/untrusted/test_boundary.py`` proves it): a forked worker inherits only what the zygote holds.
 Forking then costs milliseconds instead of the 2-3 s of a fresh interpreter plus the
 assignment's imports (``import torch``).
 
@@ -16,13 +16,25 @@ submission on that socket, and the zygote answers with the child's pid.
 
 from __future__ import annotations
 
+import ctypes
+import gc
+import importlib
 import json
 import os
 import re
+import select
 import signal
 import socket
 import sys
 from collections.abc import Callable, Iterable, Sequence
+
+from autograder.untrusted.isolation import (
+    PidNamespaceFork,
+    ZygoteBroken,
+    enter_child_namespaces,
+    enter_namespaces,
+    isolate,
+)
 
 PRELOAD_OPTION = "--preload"
 # Folders the workers must not see besides the grader's own (the assignment's bundle), as
@@ -74,6 +86,7 @@ def imports(preload: Sequence[str]) -> tuple[str, ...]:
 
 
 def _warm_torch() -> None:
+    # torch (1-2 s): only when the assignment preloads it (WARM_UPS)
     import torch
     import torch.nn.functional as F
 
@@ -85,12 +98,14 @@ def _warm_torch() -> None:
 
 
 def _warm_numpy() -> None:
+    # NumPy (40 ms): only when the assignment preloads it (WARM_UPS)
     import numpy as np
 
     np.linalg.norm(np.ones((3, 3)) @ np.ones((3, 3)))  # BLAS and linalg initialise lazily
 
 
 def _warm_pyplot() -> None:
+    # matplotlib (300 ms): only when the assignment preloads it (WARM_UPS)
     import matplotlib.pyplot as plt
 
     plt.figure()
@@ -118,6 +133,7 @@ def _warm_up(preload: Sequence[str]) -> None:
         WARM_UPS[library]()
     # The engine's own: numpy imports numpy.random lazily; without this, every worker's first
     # seeded call would import it (about 7 ms per submission).
+    # NumPy (40 ms): the coordinator imports this module before the zygote starts
     from autograder.untrusted.seeding import seed_everything
 
     seed_everything()
@@ -141,8 +157,6 @@ class HugePages:
     submissions."""
 
     def __init__(self) -> None:
-        import ctypes
-
         self._madvise = ctypes.CDLL(None, use_errno=True).madvise
         self._madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
         self.pending: list[int] = []  # start addresses of the huge pages still to collapse
@@ -163,8 +177,6 @@ class HugePages:
 
 
 def _become_subreaper() -> None:
-    import ctypes
-
     PR_SET_CHILD_SUBREAPER = 36
     ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
@@ -173,7 +185,7 @@ def _serve_child(config: dict, sock: socket.socket, report: int) -> None:
     """In the zygote's child: make the namespaces, fork the worker (PID 1 of them), tell
     the zygote the worker's pid through ``report``, and exit. The worker is then the
     zygote's child (a subreaper), and when it ends the kernel ends everything it started."""
-    from autograder.untrusted.isolation import enter_namespaces, isolate
+    # untrusted.worker (NumPy, 50 ms): the coordinator imports this module before the zygote
     from autograder.untrusted.worker import Worker
 
     try:
@@ -199,7 +211,7 @@ def _serve_child(config: dict, sock: socket.socket, report: int) -> None:
 def _serve_worker(config: dict, sock: socket.socket) -> None:
     """In a worker ``PidNamespaceFork`` made: its own mount and network namespaces, then the
     same isolation and loop as a worker ``_serve_child`` forks. Never returns."""
-    from autograder.untrusted.isolation import enter_child_namespaces, isolate
+    # untrusted.worker (NumPy, 50 ms): the coordinator imports this module before the zygote
     from autograder.untrusted.worker import Worker
 
     try:
@@ -216,8 +228,6 @@ def _serve_worker(config: dict, sock: socket.socket) -> None:
 
 def _read_report(fd: int, timeout: float = 10.0) -> bytes:
     """The child's one-line report (``pid N``), or an error if it says nothing in time."""
-    import select
-
     try:
         ready, _, _ = select.select([fd], [], [], timeout)
         answer = os.read(fd, 64) if ready else b""
@@ -231,8 +241,6 @@ def _direct_forker() -> object | None:
     must be made in a single-threaded child, so the child forks the worker: ``_serve_child``)."""
     if os.geteuid() != 0:
         return None
-    from autograder.untrusted.isolation import PidNamespaceFork
-
     try:
         return PidNamespaceFork()
     except OSError:
@@ -242,8 +250,6 @@ def _direct_forker() -> object | None:
 def _fork_direct(direct: object, controls: list, config: dict, sock: socket.socket) -> int | None:
     """The worker's pid, forked by ``direct``; None when the kernel refused the namespace (the
     two-fork path then tries, and reports what it could not do)."""
-    from autograder.untrusted.isolation import ZygoteBroken
-
     try:
         pid = direct.fork()
     except OSError:
@@ -260,10 +266,6 @@ def _fork_direct(direct: object, controls: list, config: dict, sock: socket.sock
 def main(control_fds: list[int], preload: Sequence[str] = ()) -> None:
     """The zygote's loop: fork a worker per request, on any channel, until all are closed.
     ``preload``: the assignment's modules, imported (and warmed up) before the first fork."""
-    import gc
-    import importlib
-    import select
-
     # The imports make about 320,000 objects that live as long as the zygote: collecting
     # them over and over while importing costs about 0.25 s. Frozen afterwards, they are never
     # traversed again, here or in a worker (whose collections would otherwise touch, and so

@@ -47,6 +47,7 @@ from autograder.results.result import (
     TestResult,
     write_atomically,
 )
+from autograder.results.version_note import sentence
 from autograder.spec import REPO
 
 if TYPE_CHECKING:
@@ -492,8 +493,6 @@ def _sections_of(assignment: Assignment, part: str) -> dict[str, int]:
 def render(result: SubmissionResult, assignment: Assignment, *, course: str = "",
            private_paths: Sequence[str] = ()) -> str:
     """The report as an HTML string (``private_paths``: more paths no text may show)."""
-    from autograder.results.version_note import sentence
-
     page = view(result, assignment, course=course, private_paths=private_paths)
     return _ENVIRONMENT.get_template("feedback.html.j2").render(
         page=page, result=result, version_note=sentence(result.version),

@@ -9,6 +9,10 @@ notebook (``autograder.views.graded_notebook``); its Autograde button is turned 
 root's nbgrader_config.py when scores are first recorded there (``autograder.views.formgrader``).
 A batch is one transaction, all of it or nothing; writing is idempotent: re-running after
 an interruption rewrites the same values.
+
+Deferred imports (nbgrader, sqlalchemy, alembic): imported where first used (nbgrader after
+``light_import``): ``cohort``, ``export`` and ``review`` import this module at their start,
+which nbgrader (500+ ms), SQLAlchemy (100-150 ms) and alembic (another 100 ms) would slow.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.base.course import TIMESTAMP_TXT, Course
+from autograder.base.course import TIMESTAMP_TXT, Course, parse_time
+from autograder.results import root_settings
 from autograder.results.result import STATUS_GRADED, STATUS_UNGRADABLE, PartResult, SubmissionResult
 from autograder.views.nbgrader_package import light_import
 
@@ -378,8 +383,6 @@ def _naive_utc(moment: datetime | None) -> datetime | None:
 def _extension(result: SubmissionResult, due: datetime | None) -> timedelta | None:
     """How far the due date ``result`` was judged against lies beyond the course's (its
     student's extension), or None."""
-    from autograder.base.course import parse_time
-
     if due is None or not result.due:
         return None
     try:
@@ -497,7 +500,7 @@ def record(course: Course, results: Iterable[SubmissionResult], notebook: str | 
     formgrader: the root's nbgrader_config.py turns its Autograde button off
     (``autograder.views.formgrader``) and a result without a current graded notebook gets one.
     """
-    from autograder.results import root_settings
+    # views.graded_notebook (NumPy, 55 ms): not at a command's start
     from autograder.views import formgrader, graded_notebook
 
     notebook = notebook or course.assignment

@@ -28,6 +28,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.base.course import RESULTS_JSON, Course
+from autograder.base.safe_text import safe_text
+from autograder.grading.cells import assign_roles, locked_cells_of
+from autograder.grading.submission import _claimed_id
 from autograder.results.result import STATUS_ERROR, PartResult, SubmissionResult, write_atomically
 
 if TYPE_CHECKING:
@@ -64,8 +67,6 @@ class _Release:
 @cache
 def _release(assignment: Assignment) -> _Release:
     """The release notebook of ``assignment``, read once per process."""
-    from autograder.grading.cells import locked_cells_of
-
     notebook = json.loads(assignment.grader_release_notebook.read_text(encoding="utf-8"))
     markdown = frozenset(_text(cell.get("source", "")) for cell in notebook.get("cells", [])
                          if cell.get("cell_type") == "markdown")
@@ -140,8 +141,6 @@ def text_to_judge(folder: Path, part: str, assignment: Assignment) -> str:
     limitation, plugin = assignment.limitation_part, assignment.evidence
     if limitation is None or plugin is None or part != limitation.name:
         return ""
-    from autograder.base.safe_text import safe_text
-
     text = (plugin.read(folder / assignment.evidence_file) or {}).get(part)
     return safe_text(text, 2000) if isinstance(text, str) else ""
 
@@ -200,9 +199,6 @@ def build(result: SubmissionResult, notebook: Path | None, folder: Path | None =
 def _roles(code: list[dict], locked: dict[str, LockedCell]) -> list[str]:
     """Each code cell's identity, from the release (``autograder.grading.cells``), never
     from the student's metadata alone."""
-    from autograder.grading.cells import assign_roles
-    from autograder.grading.submission import _claimed_id
-
     return [role.grade_id for role in assign_roles(
         [(_text(cell.get("source", "")), _claimed_id(cell)) for cell in code], locked)]
 

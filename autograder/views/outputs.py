@@ -9,16 +9,19 @@ gradebook (``nbgrader export``, formgrader) all show the new number; ``cohort ex
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import closing
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course, parse_time
 from autograder.results import decisions as decided
 from autograder.results import late_policy
 from autograder.results.late_policy import LatePolicy
 from autograder.results.result import STATUS_ERROR, SubmissionResult, load, save
 from autograder.views import feedback_page, grades_csv
+from autograder.views import gradebook as book
+from autograder.views.gradebook import manual_scores
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -34,8 +37,6 @@ def rewrite_student(course: Course, result: SubmissionResult, decisions: decided
                     *, assignment: Assignment, gradebook: bool = True) -> SubmissionResult:
     """Apply ``decisions`` to ``result`` (graded for ``assignment``) and write it everywhere;
     returns the grade of record."""
-    from autograder.views import gradebook as book
-
     final = decided.apply(result, decisions)
     out = course.autograded(final.student)
     save(final, out / RESULTS_JSON)
@@ -56,8 +57,6 @@ def import_formgrader(course: Course, decisions: decided.Decisions, *,
     for the parts of ``assignment`` that no decision speaks for yet; the basis is the saved
     result the TA was looking at. Saves ``decisions.json`` when anything was added; returns
     what was."""
-    from autograder.views.gradebook import manual_scores
-
     if not _may_hold_manual_scores(course):  # the common case, without importing nbgrader
         return []
     added = []
@@ -81,8 +80,8 @@ def _may_hold_manual_scores(course: Course) -> bool:
     milliseconds, where opening it through nbgrader costs about a second before grading; any
     doubt (another database, an unreadable file) answers True, and nbgrader's own reading
     decides, and says what is wrong."""
+    # sqlite3 (1.3 ms): not at a command's start
     import sqlite3
-    from contextlib import closing
 
     path = course.gradebook_db()
     if not path.exists():
@@ -124,8 +123,6 @@ def with_decisions(course: Course, results: list[SubmissionResult],
 
 
 def _time(text: str) -> datetime | None:
-    from autograder.base.course import parse_time
-
     try:
         return parse_time(text) if text else None
     except (ValueError, OverflowError):

@@ -11,6 +11,15 @@ import pytest
 from autograder.batch import interrupts
 
 
+@pytest.fixture(autouse=True)
+def hears_ctrl_c():
+    """Python's own Ctrl-C handler for each test, whatever the run inherited: pytest started
+    as a background job of a non-interactive shell (``make test &``) ignores SIGINT."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 class InterruptedWhileFinalized:
     """Ctrl-C handled inside ``__del__``: Python prints "Exception ignored" and goes on."""
 

@@ -99,3 +99,13 @@ def test_verify_evidence_describes_the_file_with_the_plugin_s_exit_code(graded, 
     done = cli("verify-evidence", NAME, str(tmp_path / "none.json"), "--assignments",
                str(BUNDLES))
     assert done.returncode == 2 and "missing" in done.stdout
+
+
+def test_the_assignment_is_named_first_even_beside_a_folder_of_its_name(graded):
+    """Run from the folder of bundles (it holds averages/): the name is the assignment, not
+    a file to check."""
+    good = graded / "submitted" / "a1-correct" / NAME / "averages_evidence.json"
+    done = subprocess.run([sys.executable, "-m", "autograder", "verify-evidence", NAME,
+                           str(good), "--assignments", str(BUNDLES)], cwd=BUNDLES,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0 and "averages_evidence.json: ok" in done.stdout, done.stderr

@@ -33,6 +33,8 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tqdm import tqdm
+
 from autograder.base.course import Course
 from autograder.batch import interrupts
 from autograder.batch.cluster.choice import DASK_LOCAL, SCHEDULER, ClusterChoice, ClusterError
@@ -85,8 +87,6 @@ class _NoWatch:
 
 def say(line: str) -> None:
     """A line beside the progress bar (on stderr, as it is)."""
-    from tqdm import tqdm
-
     tqdm.write(line, file=sys.stderr)
 
 
@@ -102,6 +102,7 @@ def connect(choice: ClusterChoice, root: Path | None = None) -> Iterator[Any]:
 @contextmanager
 def _connected(choice: ClusterChoice, root: Path | None = None) -> Iterator[tuple[Any, Any]]:
     """``connect``'s client and what watches its workers (``SlurmJobs`` for Slurm)."""
+    # Dask (70-250 ms): only once a cluster is asked for
     import dask
     from distributed import Client
 
@@ -137,6 +138,7 @@ def _connected(choice: ClusterChoice, root: Path | None = None) -> Iterator[tupl
             yield client, watch
             return
         if choice.kind == DASK_LOCAL:
+            # Dask: only once a cluster is asked for
             from distributed import LocalCluster
 
             cluster = LocalCluster(n_workers=choice.workers, threads_per_worker=1,
@@ -145,6 +147,7 @@ def _connected(choice: ClusterChoice, root: Path | None = None) -> Iterator[tupl
                                    silence_logs=logging.ERROR)
             stack.callback(cluster.close)
         else:
+            # imports Dask (70 ms): only for --cluster slurm
             from autograder.batch.cluster.slurm import (
                 SlurmJobs,
                 load_slurm_spec,

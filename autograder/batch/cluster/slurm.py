@@ -47,6 +47,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import psutil
+from dask.utils import parse_bytes
+
 from autograder.batch.cluster.choice import ClusterError
 
 TABLE = "cluster"
@@ -134,8 +137,6 @@ def spec_from_table(table: object, path: Path) -> SlurmSpec:
         value = table.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise _problem(path, f"has {key} = {value!r}: a list of strings")
-    from dask.utils import parse_bytes
-
     try:
         memory = parse_bytes(table["memory"])
     except (ValueError, TypeError):
@@ -214,8 +215,6 @@ def check_interface(spec: SlurmSpec) -> None:
     """``interface`` must be one of this machine's: dask would stop with a traceback."""
     if not spec.interface:
         return
-    import psutil
-
     names = sorted(psutil.net_if_addrs())
     if spec.interface not in names:
         raise ClusterError(
@@ -232,7 +231,7 @@ def slurm_cluster(spec: SlurmSpec, **overrides: Any) -> Any:
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.getsignal(signal.SIGINT) if in_main else None
     try:
-        from dask_jobqueue import SLURMCluster
+        from dask_jobqueue import SLURMCluster  # here: its handler undone, its absence one line
     except ImportError:
         raise ClusterError("--cluster slurm needs dask-jobqueue: `pip install -e .` in the "
                            "repository installs it") from None

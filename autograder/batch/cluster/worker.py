@@ -35,10 +35,13 @@ from typing import TYPE_CHECKING, Any
 
 from distributed import Reschedule, WorkerPlugin, get_worker
 
+from autograder.assignments import load_assignment
 from autograder.assignments.registry import PACKAGED
 from autograder.base.course import Course
 from autograder.batch.cluster.transfer import Entry, unpack
+from autograder.grading.submission import load_submission
 from autograder.legacy_names import DASK_SCRATCH_PREFIX as LEGACY_SCRATCH_PREFIX
+from autograder.sandbox.limits import Limits
 from autograder.startup import prepare_process
 
 if TYPE_CHECKING:
@@ -78,11 +81,9 @@ class GradingSessionPlugin(WorkerPlugin):
 
     def _start(self) -> None:
         # The grader's heavy modules: imported off the event loop, once per worker process.
-        from autograder.assignments import load_assignment
         from autograder.batch.isolation_probe import probe_isolation
         from autograder.grading.session import GradingSession
         from autograder.sandbox.client import IsolationError
-        from autograder.sandbox.limits import Limits
 
         limits = Limits(**self.limits)
         try:
@@ -140,10 +141,11 @@ def remove_dead_workers_folders() -> None:
 
 
 def _remove_if_dead(folder: Path, pid: str) -> None:
-    try:
-        if not pid.isdigit() or folder.is_symlink() or folder.stat().st_uid != os.geteuid():
-            return
-    except FileNotFoundError:  # gone since it was listed: its worker's teardown, another sweep
+    try:  # another worker's teardown may remove it between the listing and here
+        owner = folder.lstat().st_uid
+    except FileNotFoundError:
+        return
+    if not pid.isdigit() or folder.is_symlink() or owner != os.geteuid():
         return
     try:
         os.kill(int(pid), 0)
@@ -174,8 +176,8 @@ def grade_task(
     """Grade one submission of ``assignment`` (its name) in a private temporary course root;
     plain data back. A worker set up for another assignment (another batch on a shared
     scheduler replaced this one's plugin) refuses: it never grades as the wrong one."""
+    # the grader (pytest, 100 ms): never in the coordinator, which imports this module
     from autograder.grading.grade_one import grade_submission
-    from autograder.grading.submission import load_submission
     from autograder.sandbox.client import IsolationError
 
     plugin = _plugin()

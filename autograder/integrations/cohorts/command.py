@@ -165,6 +165,7 @@ def _run(args: argparse.Namespace) -> int:
                      f"{cohort.assignment}; students then run `nbgrader fetch_feedback "
                      f"{cohort.assignment} --course={cohort.course_id}`"]
         elif args.step == "report":
+            # the report (matplotlib, 380 ms): only for the report step
             from autograder.report import ReportError
             from autograder.report.command import report_lines
 

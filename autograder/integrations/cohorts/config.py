@@ -10,6 +10,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder.assignments import available
+from autograder.assignments.remembered import load_in_root
 from autograder.base.course import assignments_in, parse_time
 from autograder.batch.due_dates import FIRST_YEAR, LAST_YEAR
 from autograder.integrations.cohorts.archives import MB, ArchiveLimits, MoodleDownload
@@ -17,7 +19,8 @@ from autograder.integrations.lms.canvas import CanvasSettings
 from autograder.integrations.lms.moodle import MoodleSettings
 from autograder.integrations.lms.roster import STUDENT_ID
 from autograder.results.late_policy import LatePolicy, LatePolicyError, from_table
-from autograder.spec import REPO
+from autograder.results.version_rules import VersionRuleError, parse
+from autograder.spec import REPO, SpecError
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -85,8 +88,6 @@ class Cohort:
     def bundle(self) -> Assignment:
         """The assignment this cohort is given: from its folders, else where its course root
         remembers the bundle (``UnknownAssignment``, ``BundleGone``: one line)."""
-        from autograder.assignments.remembered import load_in_root
-
         return load_in_root(self.root, self.assignment, self.assignment_folders)
 
     def due_text(self) -> str:
@@ -193,9 +194,6 @@ def _folders(name: str, value: object, base: Path, path: Path) -> tuple[Path, ..
 def default_assignment(name: str, root: Path, folders: Iterable[Path], path: Path) -> str:
     """The assignment of a cohort that names none: the one its course root holds, else the
     one there is to grade; ``CohortConfigError`` naming the choices otherwise."""
-    from autograder.assignments import available
-    from autograder.spec import SpecError
-
     in_root = assignments_in(root)
     try:
         choices = in_root or [found.name for found in available(folders)]
@@ -264,8 +262,6 @@ def _late_policy(name: str, table: object, path: Path) -> LatePolicy:
 
 def _version_rule(name: str, value: object, path: Path) -> str:
     """The cohort's ``version_rule``: newest, last_on_time or best_after_penalty."""
-    from autograder.results.version_rules import VersionRuleError, parse
-
     try:
         return parse(value) if isinstance(value, str) else parse(repr(value))
     except VersionRuleError as error:

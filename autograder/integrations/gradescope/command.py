@@ -43,8 +43,13 @@ from autograder.batch.command import one_line_errors
 from autograder.integrations.gradescope.zip_config import (
     DEFAULT_VISIBILITY,
     FALLBACKS,
+    FROM_ROSTER,
+    SID_ONLY,
     VISIBILITIES,
+    RosterError,
+    read_roster,
 )
+from autograder.results.late_policy import LatePolicyError, parse
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -96,15 +101,9 @@ def chosen_assignment(args: argparse.Namespace) -> Assignment:
 
 
 def run(args: argparse.Namespace) -> int:
+    # base.wording (markupsafe, 1.3 ms), the zip's builder (12 ms): not at a command's start
     from autograder.base.wording import plural
     from autograder.integrations.gradescope.build import ZIP_NAME, BuildError, build
-    from autograder.integrations.gradescope.zip_config import (
-        FROM_ROSTER,
-        SID_ONLY,
-        RosterError,
-        read_roster,
-    )
-    from autograder.results.late_policy import LatePolicyError, parse
 
     assignment = chosen_assignment(args)  # a SpecError is one line (autograder.cli)
     try:

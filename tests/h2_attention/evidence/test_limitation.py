@@ -158,20 +158,23 @@ def test_mechanical_failures_score_zero_with_a_reason(value, code):
     assert len(result.findings[0].message) > 40
 
 
-def test_too_short_but_on_topic_is_provisional():
+def test_too_short_even_on_topic_scores_zero_and_says_the_rule():
+    """One length rule (issue 42): outside MIN_WORDS to MAX_WORDS words a limitation scores 0,
+    as the notebook's check cell and the schema say, however sound it reads."""
     text = "Attention weights are not causal explanations of what the model outputs."
     assert len(text.split()) < MIN_WORDS
     result = judge_limitation(text)
-    assert result.points == LIMITATION_REVIEW_POINTS and result.needs_review
-    assert [f.code for f in result.findings] == ["limitation_length"]
+    assert (result.points, result.needs_review) == (0, False)
+    [finding] = result.findings
+    assert finding.code == "limitation_length" and f"{MIN_WORDS} to {MAX_WORDS} words" in finding.message
 
 
-def test_too_long_is_provisional():
+def test_too_long_scores_zero_and_says_the_rule():
     text = " ".join(TOPIC_TEXTS.values())
     assert len(text.split()) > MAX_WORDS
     result = judge_limitation(text)
-    assert result.points == LIMITATION_REVIEW_POINTS and result.needs_review
-    assert "limitation_length" in [f.code for f in result.findings]
+    assert (result.points, result.needs_review) == (0, False)
+    assert [f.code for f in result.findings] == ["limitation_length"]
 
 
 def test_repetition_is_provisional():
@@ -317,10 +320,10 @@ def test_one_typo_is_not_a_word_salad():
 
 
 def test_prose_check_needs_enough_words():
-    # Below MIN_WORDS a person reads the text anyway; the statistics would be noise.
+    # Below MIN_WORDS the text scores 0 for its length; the statistics would be noise.
     result = judge_limitation("Quadratic. Purple elephants dance loudly tonight.")
     assert [f.code for f in result.findings] == ["limitation_length"]
-    assert result.points == LIMITATION_REVIEW_POINTS and result.needs_review
+    assert (result.points, result.needs_review) == (0, False)
 
 
 def test_prose_check_is_deterministic_and_cheap():
@@ -487,11 +490,11 @@ def test_no_sentence_of_the_notebook_contradicts_the_lecture():
 @pytest.mark.parametrize("name", list(VACUOUS))
 def test_vacuous_text_goes_to_a_person_never_full_never_zero(name):
     result = judge_limitation(VACUOUS[name])
-    assert (result.points, result.needs_review) == (LIMITATION_REVIEW_POINTS, True)
     codes = [f.code for f in result.findings]
-    if VACUOUS[name] == VACUOUS_EXAMPLE:  # too short, no topic: already read by a person
-        assert codes == ["limitation_length", "limitation_topic"]
+    if VACUOUS[name] == VACUOUS_EXAMPLE:  # too short: 0 by the one length rule (issue 42)
+        assert (result.points, result.needs_review, codes) == (0, False, ["limitation_length"])
     else:
+        assert (result.points, result.needs_review) == (LIMITATION_REVIEW_POINTS, True)
         assert classify(VACUOUS[name])[0] is not None and prose_finding(VACUOUS[name]) is None
         assert codes[-1] == "limitation_vacuous"
         assert "makes no concrete claim about attention" in result.findings[-1].message

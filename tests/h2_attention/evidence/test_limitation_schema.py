@@ -2,8 +2,9 @@
 verifier both refuse the same limitations with a sentence a student understands.
 
 What the schema refuses is what the grader scores 0 without reading it: an empty or blank
-text, the notebook's placeholder sentence, fewer than ``TOO_FEW_WORDS`` words. It must never
-refuse a limitation the grader would give points (even provisional ones).
+text, the notebook's placeholder sentence, fewer than ``MIN_WORDS`` or more than ``MAX_WORDS``
+words (issue 42: one length rule). It must never refuse a limitation the grader would give
+points (even provisional ones).
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ from autograder.bundles.h2_attention.evidence import (
     load_schema,
     verify_evidence,
 )
-from autograder.bundles.h2_attention.evidence.limitation import TOO_FEW_WORDS, judge_limitation
+from autograder.bundles.h2_attention.evidence.limitation import (
+    MAX_WORDS,
+    MIN_WORDS,
+    judge_limitation,
+)
 from solutions.evidence import LIMITATION_PLACEHOLDER
 from solutions.evidence_check import validate_evidence_file
 
@@ -30,10 +35,12 @@ REFUSED = {
     "blank": ("  \n\t  ", "white space"),
     "placeholder": (LIMITATION_PLACEHOLDER, "placeholder"),
     "placeholder with spaces": ("  " + LIMITATION_PLACEHOLDER + "\n", "placeholder"),
-    "too short": ("Attention is slow.", f"at least {TOO_FEW_WORDS} words"),
-    "one word short": (" ".join(["attention"] * (TOO_FEW_WORDS - 1)) + ".",
-                       f"at least {TOO_FEW_WORDS} words"),
-    "only punctuation": ("?!... --- ;;", f"at least {TOO_FEW_WORDS} words"),
+    "too short": ("Attention is slow.", f"{MIN_WORDS} to {MAX_WORDS} words"),
+    "one word short": (" ".join(["attention"] * (MIN_WORDS - 1)) + ".",
+                       f"{MIN_WORDS} to {MAX_WORDS} words"),
+    "one word too many": (" ".join(["attention"] * (MAX_WORDS + 1)) + ".",
+                          f"{MIN_WORDS} to {MAX_WORDS} words"),
+    "only punctuation": ("?!... --- ;;", f"{MIN_WORDS} to {MAX_WORDS} words"),
 }
 # Phrases of jsonschema's own messages, which quote the regular expression or the subschema.
 RAW_JSONSCHEMA = ("does not match", "should not be valid under", "is too short", "^", "(?")
@@ -81,7 +88,8 @@ def test_verifier_refuses_it_with_the_same_message(name, evidence, write):
     assert report.layers["schema"] == "failed" and report.layers["consistency"] == "passed"
 
 
-@pytest.mark.parametrize("text", [GOOD_LIMITATION, " ".join(["attention"] * TOO_FEW_WORDS)])
+@pytest.mark.parametrize("text", [GOOD_LIMITATION, " ".join(["attention"] * MIN_WORDS),
+                                  " ".join(["attention"] * MAX_WORDS)])
 def test_a_limitation_with_enough_words_passes_both(text, evidence, write):
     evidence["limitation"] = text
     assert validate_evidence_file(write("e.json", evidence), SCHEMA_PATH) == []
@@ -122,12 +130,14 @@ def test_the_schema_never_refuses_what_the_grader_gives_points(text):
         assert judge_limitation(text).points == 0, text
 
 
-def test_the_minimum_is_the_graders():
-    """Exactly TOO_FEW_WORDS words pass, one fewer is refused (and scores 0 with the grader)."""
-    enough = " ".join(["word"] * TOO_FEW_WORDS)
-    short = " ".join(["word"] * (TOO_FEW_WORDS - 1))
-    assert not _schema_errors(enough)
-    assert _schema_errors(short) and judge_limitation(short).points == 0
+def test_the_bounds_are_the_graders():
+    """Exactly MIN_WORDS and MAX_WORDS words pass, one fewer or one more is refused (and
+    scores 0 with the grader)."""
+    for enough in (MIN_WORDS, MAX_WORDS):
+        assert not _schema_errors(" ".join(["word"] * enough))
+    for wrong in (MIN_WORDS - 1, MAX_WORDS + 1):
+        text = " ".join(["word"] * wrong)
+        assert _schema_errors(text) and judge_limitation(text).points == 0
 
 
 def test_the_rules_are_stated_in_the_schema():
@@ -135,7 +145,7 @@ def test_the_rules_are_stated_in_the_schema():
     limitation = load_schema()["properties"]["limitation"]
     stated = limitation["description"]
     assert "placeholder" in stated and "white space" in stated
-    assert f"{TOO_FEW_WORDS} words" in stated and "pattern, not in characters" in stated
+    assert f"{MIN_WORDS} to {MAX_WORDS} words" in stated and "a run of letters" in stated
     assert all(rule.get("description") for rule in limitation["allOf"])
 
 

@@ -139,7 +139,9 @@ def test_unimplemented_stubs_earn_nothing_through_their_own_file():
     report, provenance = grade(source, data)
     assert provenance.carried == () and provenance.findings == ()
     part = evidence_part_scores(report, provenance)["evidence"]
-    assert (part.points, part.needs_review) == (IDENTITY, False)
+    # Not even the identity check (issue 42): a file of stubs' errors holds no work of theirs.
+    assert (part.points, part.needs_review) == (0, False)
+    assert "nothing_computed" in [message.code for message in part.messages]
 
 
 def test_a_block_that_raises_one_fixed_error_everywhere_carries_nothing():

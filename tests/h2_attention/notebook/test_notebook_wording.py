@@ -82,7 +82,9 @@ def test_a_sentence_once_wrong_is_right(old, new):
 
 
 def test_the_limitation_check_says_who_scores_the_limitation():
-    namespace = {"LIMITATION": "word " * 30, "LIMITATION_PLACEHOLDER": "placeholder"}
+    namespace: dict = {}
+    exec(code("evidence_helper"), namespace)  # the word count and the rule the check applies
+    namespace["LIMITATION"] = "word " * 30
     output = io.StringIO()
     with contextlib.redirect_stdout(output):
         exec(code("check_limitation"), namespace)

@@ -23,7 +23,12 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from solutions.evidence import LIMITATION_PLACEHOLDER
+from solutions.evidence import (
+    LIMITATION_MAX_WORDS,
+    LIMITATION_MIN_WORDS,
+    LIMITATION_PLACEHOLDER,
+    WORD_PATTERN,
+)
 
 from . import lecture_claims, notebook_echo
 from .report import (
@@ -32,9 +37,10 @@ from .report import (
     Finding,
 )
 
-MIN_WORDS = 20
-MAX_WORDS = 200
-TOO_FEW_WORDS = 5  # below this there is nothing to review
+# The one length rule (``solutions.evidence``): the notebook's check, the schema and this
+# judge count words alike (``WORD_PATTERN``) and refuse the same texts (0 points, said why).
+MIN_WORDS = LIMITATION_MIN_WORDS
+MAX_WORDS = LIMITATION_MAX_WORDS
 PLACEHOLDER_SIMILARITY = 0.75  # SequenceMatcher ratio at which text counts as the template
 MIN_DISTINCT_RATIO = 0.3  # distinct words / words: lower means one phrase repeated
 POINTER = "/limitation"
@@ -79,7 +85,7 @@ TOPICS: dict[str, tuple[tuple[str, int], ...]] = {
     ),
 }
 _COMPILED = {topic: [(re.compile(p, re.IGNORECASE), w) for p, w in cues] for topic, cues in TOPICS.items()}
-_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\d+", re.UNICODE)
+_WORD = re.compile(WORD_PATTERN, re.UNICODE)
 
 
 # --- Does the text read as real sentences about attention? -----------------------------------
@@ -158,8 +164,8 @@ _ABBREVIATION = re.compile(r"\b(e\.g|i\.e|etc|vs|cf|approx|resp)\.", re.IGNORECA
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _CLAUSE_END = re.compile(r"[,;:()\[\]]")
 
-# Thresholds, calibrated on tests/evidence/limitation_corpus.py; the measured margins are in
-# tests/evidence/test_limitation.py. Each sits inside the gap between the two corpora and
+# Thresholds, calibrated on tests/h2_attention/evidence/limitation_corpus.py; the measured margins are in
+# tests/h2_attention/evidence/test_limitation.py. Each sits inside the gap between the two corpora and
 # nearer the gibberish side: a false flag costs a careful student, a missed flag only a review.
 MIN_FUNCTION_SHARE = 0.20  # function words / words (sound >= 0.33, lists and salads <= 0.04)
 MIN_FUNCTION_VARIETY = 4  # distinct function words (sound >= 6, keyword lists <= 3)
@@ -408,7 +414,7 @@ FILLER_PHRASES = tuple(re.compile(p, re.IGNORECASE) for p in (
     r"\bwhy (?:a|the|any) (?:\w+ )?model (?:behaves|acts|works|does)(?: (?:as|the way) it does)?\b",
 ))
 _FILLER = re.compile("|".join(f"(?:{p.pattern})" for p in FILLER_PHRASES), re.IGNORECASE)  # one pass
-# Calibrated on tests/evidence/limitation_corpus.py (margins in tests/evidence/test_limitation.py):
+# Calibrated on tests/h2_attention/evidence/limitation_corpus.py (margins in tests/h2_attention/evidence/test_limitation.py):
 # every sound limitation names at least 5 distinct ideas (``concrete_ideas``) and has at most
 # 8% filler; the vacuous ones name at most 4, and those with 3 or 4 are 35% or more filler.
 MIN_CONCRETE_WORDS = 3  # fewer distinct specific domain words: no concrete claim
@@ -453,12 +459,20 @@ def copied_finding(text: str) -> Finding | None:
             pointer=POINTER, severity="review", ta_note=str(error),
             message="the grader could not compare the limitation with the notebook's own text "
                     "(its copy of the notebook could not be read)" + _PROVISIONAL)
-    if not echo.copied:
+    if echo.copied:
+        return _finding("limitation_copied", (
+            f"your limitation repeats the notebook's sentence '{notebook_echo.quote(echo.sentence)}' "
+            f"({echo.copied_share:.0%} of its words are the notebook's); write it in your own words "
+            "(a limitation the notebook discusses is welcome, explained with your own reasoning or "
+            "an example of your own)" + _PROVISIONAL
+        ), severity="review")
+    example = notebook_echo.echo(text, notebook_echo.example_index())
+    if not example.copied:
         return None
     return _finding("limitation_copied", (
-        f"your limitation repeats the notebook's sentence '{notebook_echo.quote(echo.sentence)}' "
-        f"({echo.copied_share:.0%} of its words are the notebook's); write it in your own words"
-        + _PROVISIONAL
+        f"your limitation repeats the example in the schema ('{notebook_echo.quote(example.sentence)}'; "
+        f"{example.copied_share:.0%} of its words are the example's), which shows the file's form, "
+        "not a limitation: write your own, in your own words" + _PROVISIONAL
     ), severity="review")
 
 
@@ -509,6 +523,18 @@ def own_words_findings(text: str, words: int, judge_vacuity: bool) -> list[Findi
     return [finding for finding in found if finding is not None]
 
 
+def length_finding(words: int) -> Finding:
+    """The finding on a limitation outside the length rule: it scores 0, and says the fix."""
+    short = words < MIN_WORDS
+    return _finding("limitation_length", (
+        f"the limitation has {words} word{'s' if words != 1 else ''}; write {MIN_WORDS} to "
+        f"{MAX_WORDS} words (a word is a run of letters or of digits): "
+        + ("one limitation of attention, what goes wrong and why" if short
+           else "keep to one limitation and its reason")
+        + f"; outside {MIN_WORDS} to {MAX_WORDS} words it scores 0"
+    ))
+
+
 def judge_limitation(value: object) -> LimitationResult:
     """Points, review flag and findings for the ``limitation`` value of an evidence file."""
     if not isinstance(value, str):
@@ -537,22 +563,10 @@ def judge_limitation(value: object) -> LimitationResult:
             "own words (20 to 200 words), e.g. what attention weights can and cannot tell you"
         ))])
     words = _WORD.findall(text)
-    if len(words) < TOO_FEW_WORDS:
-        return LimitationResult(0, False, [*findings, _finding("limitation_length", (
-            f"the limitation has only {len(words)} word{'s' if len(words) != 1 else ''}; explain one limitation of attention in "
-            f"{MIN_WORDS} to {MAX_WORDS} words: what goes wrong, and why"
-        ))])
+    if not MIN_WORDS <= len(words) <= MAX_WORDS:
+        return LimitationResult(0, False, [*findings, length_finding(len(words))])
     points: float = LIMITATION_POINTS
     review = False
-    if not MIN_WORDS <= len(words) <= MAX_WORDS:
-        short = len(words) < MIN_WORDS
-        findings.append(_finding("limitation_length", (
-            f"the limitation has {len(words)} words; aim for {MIN_WORDS} to {MAX_WORDS}: "
-            + ("say what the limitation is and why it matters" if short
-               else "keep to one limitation and its reason")
-            + ". A human will read it; points are provisional"
-        )))
-        points, review = LIMITATION_REVIEW_POINTS, True
     distinct = len({w.lower() for w in words}) / len(words)
     repetitive = len(words) >= MIN_WORDS and distinct < MIN_DISTINCT_RATIO
     if repetitive:

@@ -5,7 +5,8 @@ bullets of Step 11, the closing caution); a student can paste one as "their"
 limitation. This module compares the limitation with every sentence the student
 was given: the release notebook's markdown, and the comments and docstrings of
 its code cells, read once per process from the grader's packaged copy
-(``H2.grader_release_notebook``), so the notebook stays the one source of truth.
+(``H2.grader_release_notebook``), so the notebook stays the one source of truth;
+and, apart (``example_index``), the example limitation of the schema shipped beside it.
 
 The measure is word shingles: the share of the limitation's words that lie in a
 run of ``SHINGLE`` consecutive words (lowercased, a plural "s" dropped) that
@@ -30,7 +31,7 @@ from pathlib import Path
 from ..bundle import H2
 
 SHINGLE = 4  # words per shingle
-# Calibrated on tests/evidence/limitation_corpus.py (see tests/evidence/test_limitation.py):
+# Calibrated on tests/h2_attention/evidence/limitation_corpus.py (see tests/h2_attention/evidence/test_limitation.py):
 # sound limitations cover at most 0.28 of their words with the notebook's 4-word runs, pasted
 # or lightly edited notebook text at least 0.44. The threshold sits nearer the copies' side,
 # as the module's other thresholds do: a false flag costs a careful student a review.
@@ -170,6 +171,20 @@ def release_index() -> _Index:
 
     Raises ``NotebookUnavailable`` (one line) when the grader's copy cannot be read."""
     return _release_index(H2.grader_release_notebook)
+
+
+@cache
+def _example_index(path: Path) -> _Index:
+    schema = json.loads(path.read_text(encoding="utf-8"))  # the verifier's first layer read it
+    examples = schema.get("examples", []) if isinstance(schema, dict) else []
+    return build_index([example["limitation"] for example in examples
+                        if isinstance(example, dict) and isinstance(example.get("limitation"), str)])
+
+
+def example_index() -> _Index:
+    """The limitation of the schema's example file (shipped next to the notebook), whose
+    words a student was given too: a copy of it is not the student's own either."""
+    return _example_index(H2.grader_schema)
 
 
 def echo(text: str, index: _Index | None = None) -> Echo:

@@ -75,8 +75,8 @@ LATE_BY = timedelta(hours=26)
 ON_TIME_SPREAD = timedelta(hours=7)  # demo submissions come every 7 hours before the due date
 
 # The near-copy pair's code: one of the six independent correct solutions the tests grade
-# 100/100 (``tests/correct/``, each written from the notebook's text alone; this one lives
-# here, and tests/correct/einsum_everywhere.py is a link to it), so it is a student's own,
+# 100/100 (``tests/h2_attention/correct/``, each written from the notebook's text alone; this one lives
+# here, and tests/h2_attention/correct/einsum_everywhere.py is a link to it), so it is a student's own,
 # not the reference's that the other sample students share (which the report's similarity
 # rightly calls boilerplate).
 OWN_SOLUTION = Path(__file__).with_name("einsum_everywhere.py")
