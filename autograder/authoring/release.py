@@ -30,6 +30,7 @@ from autograder.assignments.bundle import CHECKS, DATA
 from autograder.authoring import student_env
 from autograder.authoring.authored import add_authoring_arguments, authoring_assignment
 from autograder.base.course import GRADEBOOK_DB, Course
+from autograder.base.nbgrader_command import nbgrader_command
 
 if TYPE_CHECKING:
     from autograder.assignments.bundle import Assignment
@@ -88,16 +89,13 @@ def generate_into(workdir: Path, assignment: Assignment) -> Path:
                     ignore=shutil.ignore_patterns(*ignored))
     (workdir / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(root=str(workdir)),
                                                encoding="utf-8")
-    command = [
-        sys.executable,
-        "-m",
-        "nbgrader",
+    command = nbgrader_command(
         "generate_assignment",
         name,
         "--force",
         f"--CourseDirectory.root={workdir}",
         f"--CourseDirectory.db_url=sqlite:///{workdir / GRADEBOOK_DB}",
-    ]
+    )
     done = subprocess.run(
         command, cwd=workdir, env=nbgrader_env(), capture_output=True, text=True, check=False
     )

@@ -464,6 +464,7 @@ def manual_scores(course: Course, notebook: str | None = None, *, assignment: Bu
     ``assignment`` (empty when there is no gradebook yet)."""
     if not course.gradebook_db().exists():
         return {}
+    light_import()  # nbgrader.api without nbgrader's Jupyter server extensions
     from nbgrader.api import Assignment, Grade, GradeCell, SubmittedAssignment, SubmittedNotebook
     from sqlalchemy import select
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import csv
 import subprocess
-import sys
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from autograder.base.course import RESULTS_JSON, Course
+from autograder.base.nbgrader_command import nbgrader_command
 from autograder.bundles.h2_attention.samples import DEMO_DUE, LATE_BY, VARIANTS, build_submission
 from autograder.results.result import load
 from tests.support.commands import autograde_ok, grades_rows
@@ -35,7 +35,7 @@ def _rows(course: Course) -> dict[str, dict[str, str]]:
 
 def _export(root: Path) -> dict[str, tuple[float, float]]:
     out = root / "export.csv"
-    subprocess.run([sys.executable, "-m", "nbgrader", "export", f"--CourseDirectory.root={root}",
+    subprocess.run([*nbgrader_command(), "export", f"--CourseDirectory.root={root}",
                     "--to", str(out), "--log-level=ERROR"], check=True, capture_output=True,
                    timeout=120)
     with out.open(encoding="utf-8") as handle:

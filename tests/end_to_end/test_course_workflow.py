@@ -25,7 +25,6 @@ import nbformat
 import pytest
 
 from autograder.authoring import student_env
-from autograder.authoring.release import nbgrader_env
 from autograder.batch.engine import BatchOptions
 from autograder.bundles.h2_attention.samples import (
     VARIANTS,
@@ -38,6 +37,7 @@ from autograder.integrations.cohorts.config import get_cohort
 from autograder.integrations.lms import canvas, moodle
 from autograder.sandbox.limits import Limits
 from tests.support.cohort_workflow import ship_check
+from tests.support.commands import nbgrader_ok
 from tests.support.h2 import SPEC
 
 ASSIGNMENT = SPEC.name
@@ -68,12 +68,6 @@ due = "2030-01-01 00:00:00 UTC"
     return path
 
 
-def nbgrader_as_student(cwd: Path, *args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=nbgrader_env(),
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-
-
 def fill_in(folder: Path, student: str, cohort: str, *, bug: bool = False, broken: bool = False,
             evidence_of: str | None = None) -> None:
     """What a student does in the fetched folder: solve, save evidence."""
@@ -92,7 +86,7 @@ def exchange_round(cohort_name: str, config: Path, home: Path, students: dict[st
     cohort = get_cohort(cohort_name, config)
     first = home / "fetched"
     first.mkdir(parents=True)
-    nbgrader_as_student(first, "fetch_assignment", ASSIGNMENT, f"--course={cohort.course_id}",
+    nbgrader_ok(first, "fetch_assignment", ASSIGNMENT, f"--course={cohort.course_id}",
                         f"--Exchange.root={cohort.exchange}")
     assert json.loads((first / ASSIGNMENT / SPEC.cohort_file).read_text()) == {"cohort": cohort_name}
     # The student's environment comes with the notebook, not from the course repository.
@@ -102,7 +96,7 @@ def exchange_round(cohort_name: str, config: Path, home: Path, students: dict[st
         student_home = home / student
         shutil.copytree(first, student_home)  # every student fetches the same release
         fill_in(student_home / ASSIGNMENT, student, cohort_name, **how)
-        nbgrader_as_student(student_home, "submit", ASSIGNMENT, f"--course={cohort.course_id}",
+        nbgrader_ok(student_home, "submit", ASSIGNMENT, f"--course={cohort.course_id}",
                             f"--Exchange.root={cohort.exchange}", f"--student={student}",
                             f"--Exchange.cache={student_home / CACHE}")
 
@@ -207,7 +201,7 @@ def test_release_feedback_then_the_student_fetches_it(round_trip):
 
     for student in ("a1", "a2"):
         home = round_trip.home / "a" / student
-        nbgrader_as_student(home, "fetch_feedback", ASSIGNMENT, f"--course={a.course_id}",
+        nbgrader_ok(home, "fetch_feedback", ASSIGNMENT, f"--course={a.course_id}",
                             f"--Exchange.root={a.exchange}", f"--student={student}",
                             f"--Exchange.cache={home / CACHE}")
         fetched = list((home / ASSIGNMENT / "feedback").glob(f"*/{ASSIGNMENT}.html"))

@@ -22,11 +22,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from autograder.authoring.release import nbgrader_env
 from autograder.results.root_settings import COURSE_JSON
 from autograder.spec import REPO
 from tests.bundles import averages_students as students
 from tests.bundles.students import BUNDLES
+from tests.support.commands import nbgrader_ok
 from tests.support.gradescope_tree import run_upload, unpack_like_gradescope
 
 pytestmark = pytest.mark.slow
@@ -68,24 +68,18 @@ def cli(cwd: Path, *args: str) -> str:
     return done.stdout
 
 
-def nbgrader_as_student(cwd: Path, *args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=nbgrader_env(),
-                          capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-
-
 def exchange_round(course: Path, exchange: Path) -> None:
     """Each student fetches the cohort's release from the exchange, solves it, submits it."""
     fetched = course / "students" / "fetched"
     fetched.mkdir(parents=True)
-    nbgrader_as_student(fetched, "fetch_assignment", NAME, f"--course={COHORT}",
+    nbgrader_ok(fetched, "fetch_assignment", NAME, f"--course={COHORT}",
                         f"--Exchange.root={exchange}")
     for student, how in BY_EXCHANGE.items():
         home = course / "students" / student
         shutil.copytree(fetched, home)
         folder = home / NAME
         students.write_submission(folder, release=folder / NOTEBOOK, **how)
-        nbgrader_as_student(home, "submit", NAME, f"--course={COHORT}",
+        nbgrader_ok(home, "submit", NAME, f"--course={COHORT}",
                             f"--Exchange.root={exchange}", f"--student={student}",
                             f"--Exchange.cache={home / '.nbgrader_cache'}")
 

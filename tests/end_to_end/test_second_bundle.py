@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON
+from autograder.base.nbgrader_command import nbgrader_command
 from autograder.integrations.gradescope.results import SUBMISSION_ENTRY
 from autograder.spec import REPO
 from tests.bundles import students
@@ -217,7 +218,7 @@ def test_the_lms_files_carry_the_second_bundles_points(course, second, h2_graded
     assert header == ["username", SECOND] and dict(rows) == {CORRECT: "10", BUGGY: "6"}
     # nbgrader's own export of the shared gradebook: each assignment with its own students.
     target = tmp_path / "nbgrader-export.csv"
-    subprocess.run([sys.executable, "-m", "nbgrader", "export", "--to", str(target)],
+    subprocess.run([*nbgrader_command(), "export", "--to", str(target)],
                    cwd=course, capture_output=True, text=True, timeout=300, check=True)
     with target.open(newline="", encoding="utf-8") as handle:
         exported = {(row["assignment"], row["student_id"]): (float(row["score"]),

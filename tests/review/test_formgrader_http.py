@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.base.nbgrader_command import nbgrader_command
 from autograder.batch.engine import BatchOptions, grade_course
 from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
 from autograder.results.result import load
@@ -122,7 +123,7 @@ def _grades_csv_total(course: Course, student: str) -> float:
 
 def _nbgrader_export(root: Path) -> dict[str, float]:
     out = root / "export.csv"
-    subprocess.run([sys.executable, "-m", "nbgrader", "export", "--to", str(out),
+    subprocess.run([*nbgrader_command(), "export", "--to", str(out),
                     "--log-level=ERROR"], cwd=root, check=True, capture_output=True, timeout=120)
     with out.open(encoding="utf-8") as handle:
         return {row["student_id"]: float(row["score"]) for row in csv.DictReader(handle)}

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from autograder.base.course import RESULTS_JSON, Course
+from autograder.base.nbgrader_command import nbgrader_command
 from autograder.batch.engine import BatchOptions, grade_course
 from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
 from autograder.results.decisions import DECISIONS_JSON
@@ -62,7 +63,7 @@ def _grades_csv(course: Course) -> dict[str, dict[str, str]]:
 
 def _nbgrader_export(root: Path) -> dict[str, float]:
     out = root / "export.csv"
-    subprocess.run([sys.executable, "-m", "nbgrader", "export", f"--CourseDirectory.root={root}",
+    subprocess.run([*nbgrader_command(), "export", f"--CourseDirectory.root={root}",
                     "--to", str(out), "--log-level=ERROR"], check=True, capture_output=True,
                    timeout=120)
     with out.open(encoding="utf-8") as handle:

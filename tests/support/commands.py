@@ -20,6 +20,17 @@ FAST = ["--no-progress", "--jobs", "2", "--cell-timeout", "10", "--call-timeout"
 """autograde's options for a test's small root: both cores, short limits, no progress bar."""
 
 
+def nbgrader_ok(cwd: Path, *args: str, timeout: float = 300) -> None:
+    """``nbgrader ARGS`` in ``cwd`` as the course's cohort commands run it (their config and
+    environment; ``autograder.base.nbgrader_command``), failing the test on a non-zero exit."""
+    from autograder.authoring.release import nbgrader_env
+    from autograder.base.nbgrader_command import nbgrader_command
+
+    done = subprocess.run(nbgrader_command(*args), cwd=cwd, env=nbgrader_env(),
+                          capture_output=True, text=True, timeout=timeout, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
 def autograde(root: Path, assignment: str, *args: str,
               timeout: float = 900) -> subprocess.CompletedProcess:
     """``autograde`` of ``root`` (``FAST``, from the repository), as it ended."""

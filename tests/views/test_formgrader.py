@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -18,6 +17,7 @@ import nbformat
 import pytest
 
 from autograder.base.course import RESULTS_JSON, TIMESTAMP_TXT, Course
+from autograder.base.nbgrader_command import nbgrader_command
 from autograder.bundles.h2_attention.samples import VARIANTS, build_submission, timestamp_text
 from autograder.grading.cells import release_locked_cells
 from autograder.results.message import Message
@@ -233,7 +233,7 @@ def test_nbgrader_autograde_refuses_in_a_recorded_root_and_touches_nothing(tmp_p
     save(_result("s1"), course.autograded("s1") / RESULTS_JSON)
     gradebook.record(course, [_result("s1")], assignment=SPEC)
     before = {p.name: p.read_bytes() for p in course.autograded("s1").iterdir()}
-    done = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", SPEC.name,
+    done = subprocess.run([*nbgrader_command(), "autograde", SPEC.name,
                            "--student", "s1", "--force"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 1

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from autograder.base.course import Course
+from autograder.base.nbgrader_command import nbgrader_command
 from autograder.results.result import STATUS_GRADED, PartResult, SubmissionResult
 from autograder.views import gradebook
 from tests.support.h2 import SPEC
@@ -72,7 +73,7 @@ def test_new_gradebook_is_nbgraders_own(course):
     assert stamped_versions(course.root) == [head]
 
     upgrade = subprocess.run(
-        [sys.executable, "-m", "nbgrader", "db", "upgrade",
+        [*nbgrader_command(), "db", "upgrade",
          f"--CourseDirectory.root={course.root}"],
         cwd=course.root, env=nbgrader_env(), capture_output=True, text=True, timeout=120,
     )
@@ -92,7 +93,7 @@ def test_new_gradebook_is_nbgraders_own(course):
 
     export = course.root / "export.csv"
     done = subprocess.run(
-        [sys.executable, "-m", "nbgrader", "export", f"--CourseDirectory.root={course.root}",
+        [*nbgrader_command(), "export", f"--CourseDirectory.root={course.root}",
          "--to", str(export), "--log-level=WARN"],
         cwd=course.root, env=nbgrader_env(), capture_output=True, text=True, timeout=120,
     )
@@ -393,7 +394,7 @@ def nbgrader_export(course: Course) -> dict[str, dict[str, str]]:
     """`nbgrader export`'s rows (the real CLI, as `make demo` runs it), by student."""
     export = course.root / "nbgrader-export.csv"
     done = subprocess.run(
-        [sys.executable, "-m", "nbgrader", "export", f"--CourseDirectory.root={course.root}",
+        [*nbgrader_command(), "export", f"--CourseDirectory.root={course.root}",
          "--to", str(export), "--log-level=WARN"],
         cwd=course.root, env=nbgrader_env(), capture_output=True, text=True, timeout=120,
     )

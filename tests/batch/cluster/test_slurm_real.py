@@ -15,7 +15,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -32,7 +34,7 @@ from tests.support.h2 import SPEC
 from tests.support.slurm_cluster import SlurmCluster
 
 pytestmark = pytest.mark.slow
-slurm, fresh_slurm = slurm_cluster.slurm, slurm_cluster.fresh_slurm  # the fixtures
+slurm = slurm_cluster.slurm  # the module's cluster (a fixture)
 
 ROSTER = {
     "a-correct": "correct",
@@ -139,6 +141,45 @@ def pooled(cohort: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def walltime_batch(cohort: Path, tmp_path_factory: pytest.TempPathFactory):
+    """A batch whose first job outlives its walltime, started on a Slurm of its own when the
+    module's first cluster test starts, and left to run while the others use theirs.
+
+    Slurm's shortest walltime is a minute and it checks limits every 30 s, so the first job
+    is timed out 60-90 s after it starts: that wait passes beside the other tests instead of
+    after them (``test_a_job_that_reaches_its_walltime_is_replaced`` reads the outcome). The
+    first job sleeps past its walltime before its worker starts; its replacement (the marker
+    exists then) grades the batch."""
+    folder = tmp_path_factory.mktemp("walltime")
+    with slurm_cluster.running_slurm(folder / "slurm") as cluster:
+        root = copy_of(cohort, folder / "course")
+        marker = folder / "first-job-started"
+        config = cluster_table(folder, jobs=1, retries=1, walltime="00:01:00",
+                               prologue=(f"[ -e {marker} ] || {{ touch {marker}; sleep 300; }}",))
+        with (folder / "out").open("w+") as out, (folder / "err").open("w+") as err:
+            batch = subprocess.Popen(
+                autograde_command(root, "--cluster", "slurm", "--config", str(config)),
+                cwd=folder, env=cluster.env, stdout=out, stderr=err, text=True)
+            try:
+                yield SimpleNamespace(batch=batch, root=root, out=folder / "out",
+                                      err=folder / "err", started=time.monotonic())
+            finally:
+                if batch.poll() is None:  # the test was not run (-k): no need to wait
+                    batch.kill()
+                    batch.wait()
+
+
+@pytest.fixture
+def fresh_slurm(slurm: SlurmCluster, walltime_batch) -> Iterator[SlurmCluster]:  # noqa: ANN001
+    """The module's cluster, put back as it was after each test (``SlurmCluster.restore``);
+    the first test to ask for it starts ``walltime_batch`` too."""
+    try:
+        yield slurm
+    finally:
+        slurm.restore()
+
+
 def test_slurm_grades_as_the_pool(fresh_slurm, cohort, pooled, tmp_path):
     root = copy_of(cohort, tmp_path / "slurm")
     config = cluster_table(tmp_path, jobs=2)
@@ -221,27 +262,6 @@ def test_a_lost_job_without_replacement_left_stops_the_batch_in_one_line(
     assert "job_retries = 0" in line and f"slurm-logs/{JOB_NAME}-{lost}.err" in line, line
     assert len(recorded) < len(ROSTER)
     assert active_jobs(fresh_slurm) == {}
-
-
-def test_a_job_that_reaches_its_walltime_is_replaced(fresh_slurm, cohort, tmp_path):
-    """Slurm's shortest walltime is a minute and it checks limits every 30 s: this test
-    takes 1-2 minutes. The first job sleeps past its walltime before its worker starts;
-    its replacement (the marker exists then) grades the batch."""
-    root = copy_of(cohort, tmp_path / "course")
-    marker = tmp_path / "first-job-started"
-    config = cluster_table(tmp_path, jobs=1, retries=1, walltime="00:01:00",
-                           prologue=(f"[ -e {marker} ] || {{ touch {marker}; sleep 300; }}",))
-    started = time.monotonic()
-    done = on_slurm(fresh_slurm, root, config)
-    print(f"walltime: {time.monotonic() - started:.1f} s")
-    assert done.returncode == 0, done.stderr
-    assert "6 submissions: 5 graded, 1 ungradable, 0 grader errors (6 assessed" in done.stdout
-    assert "reached its walltime (00:01:00; TIMEOUT)" in done.stderr, done.stderr
-    assert "replaced by job" in done.stderr, done.stderr
-    # The first job's log: the lowest job id (as a number: job 10 comes after job 9).
-    err = min((root / "slurm-logs").glob("*.err"),
-              key=lambda path: int(path.stem.rsplit("-", 1)[1])).read_text()
-    assert "DUE TO TIME LIMIT" in err, err
 
 
 def test_a_pending_job_is_named_with_slurms_reason_and_given_up_on(fresh_slurm, cohort,
@@ -333,3 +353,19 @@ def test_a_partition_slurm_does_not_have_is_named(fresh_slurm, cohort, tmp_path)
     assert "Slurm refuses the partition queue = 'gpu'" in line, line
     assert "Invalid partition name" in line, line
     assert set(fresh_slurm.job_states()) <= before  # nothing was queued
+
+
+def test_a_job_that_reaches_its_walltime_is_replaced(walltime_batch):
+    """The last test of the module: the batch started with its first cluster test has had
+    their time to reach its first job's walltime (``walltime_batch``)."""
+    walltime_batch.batch.wait(timeout=300)
+    print(f"walltime: {time.monotonic() - walltime_batch.started:.1f} s after it started")
+    out, err = walltime_batch.out.read_text(), walltime_batch.err.read_text()
+    assert walltime_batch.batch.returncode == 0, err
+    assert "6 submissions: 5 graded, 1 ungradable, 0 grader errors (6 assessed" in out
+    assert "reached its walltime (00:01:00; TIMEOUT)" in err, err
+    assert "replaced by job" in err, err
+    # The first job's log: the lowest job id (as a number: job 10 comes after job 9).
+    first = min((walltime_batch.root / "slurm-logs").glob("*.err"),
+                key=lambda path: int(path.stem.rsplit("-", 1)[1])).read_text()
+    assert "DUE TO TIME LIMIT" in first, first

@@ -7,8 +7,6 @@ its own receipt (the course's receipt is the late one's by then)."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,7 +14,6 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.authoring.release import nbgrader_env
 from autograder.base.course import RESULTS_JSON, Course
 from autograder.batch import versions
 from autograder.batch.engine import BatchOptions
@@ -30,6 +27,7 @@ from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import get_cohort
 from autograder.results.result import load
 from autograder.sandbox.limits import Limits
+from tests.support.commands import nbgrader_ok
 from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
@@ -52,12 +50,6 @@ version_rule = "last_on_time"
     return path
 
 
-def as_student(cwd: Path, *args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=nbgrader_env(),
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-
-
 def submit(cohort, home: Path, *, bug: bool) -> None:  # noqa: ANN001
     """Solve (with a bug, or not) in the student's fetched folder and submit it."""
     folder = home / ASSIGNMENT
@@ -66,7 +58,7 @@ def submit(cohort, home: Path, *, bug: bool) -> None:  # noqa: ANN001
         BUG.apply(notebook, folder, "s1")
     (folder / SPEC.notebook).write_text(nbformat.writes(notebook))
     write_evidence(folder, "s1", cohort="term", functions=own_functions(notebook) if bug else None)
-    as_student(home, "submit", ASSIGNMENT, f"--course={cohort.course_id}",
+    nbgrader_ok(home, "submit", ASSIGNMENT, f"--course={cohort.course_id}",
                f"--Exchange.root={cohort.exchange}", "--student=s1",
                f"--Exchange.cache={home / '.cache'}")
 
@@ -77,7 +69,7 @@ def test_collect_keeps_each_version_and_the_on_time_one_counts(tmp_path):
     workflow.release(cohort)
     home = tmp_path / "home"
     home.mkdir()
-    as_student(home, "fetch_assignment", ASSIGNMENT, f"--course={cohort.course_id}",
+    nbgrader_ok(home, "fetch_assignment", ASSIGNMENT, f"--course={cohort.course_id}",
                f"--Exchange.root={cohort.exchange}")
     submit(cohort, home, bug=True)  # on time, with a bug
     said = workflow.collect(cohort)

@@ -17,8 +17,6 @@ import json
 import os
 import shutil
 import struct
-import subprocess
-import sys
 import time
 import zipfile
 from datetime import UTC, datetime, timedelta
@@ -28,7 +26,6 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
-from autograder.authoring.release import nbgrader_env
 from autograder.base.course import TIMESTAMP_TXT, parse_time, submission_time
 from autograder.batch import receipts
 from autograder.batch.engine import BatchOptions
@@ -37,6 +34,7 @@ from autograder.bundles.h2_attention.samples import solved_notebook, write_evide
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import get_cohort
 from autograder.sandbox.limits import Limits
+from tests.support.commands import nbgrader_ok
 from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
@@ -64,12 +62,6 @@ due = "{due}"
     return path
 
 
-def nbgrader_as_student(cwd: Path, *args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=nbgrader_env(),
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-
-
 def solve(folder: Path, student: str) -> None:
     (folder / NOTEBOOK).write_text(nbformat.writes(solved_notebook(student)))
     write_evidence(folder, student, cohort="term")
@@ -78,7 +70,7 @@ def solve(folder: Path, student: str) -> None:
 def submit(cohort, fetched: Path, home: Path, student: str) -> None:
     shutil.copytree(fetched, home)
     solve(home / ASSIGNMENT, student)
-    nbgrader_as_student(home, "submit", ASSIGNMENT, f"--course={cohort.course_id}",
+    nbgrader_ok(home, "submit", ASSIGNMENT, f"--course={cohort.course_id}",
                         f"--Exchange.root={cohort.exchange}", f"--student={student}",
                         f"--Exchange.cache={home / '.cache'}")
 
@@ -136,7 +128,7 @@ def graded(tmp_path_factory) -> SimpleNamespace:
     cohort = get_cohort("term", config)
     fetched = tmp / "fetched"
     fetched.mkdir()
-    nbgrader_as_student(fetched, "fetch_assignment", ASSIGNMENT, f"--course={cohort.course_id}",
+    nbgrader_ok(fetched, "fetch_assignment", ASSIGNMENT, f"--course={cohort.course_id}",
                         f"--Exchange.root={cohort.exchange}")
     submit(cohort, fetched, tmp / "home" / "honest", "honest")
     due = datetime.now(UTC)
