@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from autograder.base.course import Course
 from autograder.results import root_settings
+from autograder.results.result import write_atomically
 from autograder.views.nbgrader_package import light_import
 
 if TYPE_CHECKING:
@@ -120,15 +121,31 @@ def nbgrader_export(course: Course, target: Path) -> None:
 
 
 def _report(course: Course, assignment: Assignment, done: Published) -> None:
-    """The instructor's report, where one was written in its default place."""
+    """The instructor's report, where one was written in its default place: rebuilt when
+    what it is built from changed (``report.inputs``), else kept and marked current."""
     # the report (matplotlib, 270-370 ms): not at a command's start
-    from autograder.report.build import REPORT_DIR, build_report, save_report
+    from autograder.report.build import (
+        REPORT_DIR,
+        build_report,
+        graded_folders,
+        release_notebook,
+        save_report,
+    )
+    from autograder.report.inputs import INPUTS_FILE, digest, unchanged
     from autograder.report.loading import load_course
 
     folder = course.root / REPORT_DIR
-    if not (folder / "report.html").is_file():
+    page = folder / "report.html"
+    if not page.is_file():
         return
     cohort = root_settings.load(course.root, course.assignment).cohort
-    save_report(build_report(load_course(course.root, course.assignment), assignment, cohort),
-                folder)
+    graded = load_course(course.root, course.assignment)
+    release = release_notebook(course.root, assignment)
+    inputs = digest(graded, assignment, cohort,
+                    [*graded_folders(graded).values(), *([release] if release else [])])
+    if unchanged(folder, inputs):
+        os.utime(page)  # built from what the record holds now: current (`status` compares times)
+    else:
+        save_report(build_report(graded, assignment, cohort), folder)
+        write_atomically(folder / INPUTS_FILE, inputs)
     done.views.append(f"{REPORT_DIR}/report.html")

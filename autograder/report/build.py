@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from autograder.base.course import Course
 from autograder.report import evidence_copies, figures_csv, plots, similarity, statistics
 from autograder.report.evidence_copies import CopiedEvidence
+from autograder.report.inputs import INPUTS_FILE
 from autograder.report.loading import GradedCourse, load_course
 from autograder.report.render import render_html
 from autograder.results.result import SubmissionResult, write_atomically
@@ -233,8 +234,10 @@ def build_report(graded: GradedCourse, assignment: Assignment,
 
 
 def save_report(report: Report, out_dir: Path) -> ReportFiles:
-    """Write the page and the CSVs of a built report into ``out_dir``."""
+    """Write the page and the CSVs of a built report into ``out_dir``. The inputs ``publish``
+    noted there are forgotten: this report may be another cohort's (``report.inputs``)."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / INPUTS_FILE).unlink(missing_ok=True)
     html = out_dir / REPORT_HTML
     write_atomically(html, render_html(report))
     written = figures_csv.write_all(

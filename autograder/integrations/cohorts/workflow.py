@@ -36,6 +36,7 @@ from autograder.spec import SPEC_FILE
 from autograder.views import formgrader
 from autograder.views.gradebook import _quiet_sqlalchemy, create_if_new
 from autograder.views.nbgrader_feedback import write_feedback
+from autograder.views.nbgrader_package import light_import
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -215,10 +216,8 @@ def graded_without_a_release(course: Course) -> bool:
 
 
 def set_due_date(cohort: Cohort) -> None:
-    # nbgrader.api (200 ms, without the server extensions): only for this step
-    from autograder.views.nbgrader_package import light_import
-
     light_import()
+    # nbgrader.api (200 ms, without nbgrader's server extensions): only for this step
     from nbgrader.api import Gradebook
 
     _quiet_sqlalchemy()
