@@ -305,6 +305,9 @@ def _grade_course(
     results: dict[str, SubmissionResult] = {}
     kept_results: dict[Path, SubmissionResult] = {}  # by kept version's folder
     todo = _jobs(course, assignment, students, plans, options, results, kept_results)
+    if sandbox and not any(options.cluster is None or job.version is not None for job in todo):
+        discard(sandbox)  # nothing for a local pool: the zygote stops importing torch now
+        sandbox = None
     pending = {job.student for job in todo}
     skipped = [s for s in students if s not in pending]
     preparing: list = []

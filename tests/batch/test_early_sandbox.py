@@ -51,6 +51,26 @@ def test_a_batch_with_nothing_to_grade_ends_the_sandbox_it_was_given(tmp_path: P
     assert sandbox[0].process.returncode is not None
 
 
+def test_an_unused_zygote_is_ended_before_the_batch_writes_its_grades(tmp_path: Path,
+                                                                     monkeypatch):
+    """Nothing to grade is known before the grades, the gradebook and the views are written:
+    the zygote ends then, instead of importing torch (about 1.5 s of CPU) while they are."""
+    from autograder.batch import engine
+
+    options = BatchOptions(jobs=1, progress=False, write_gradebook=False)
+    sandbox = launch_sandbox(options, SPEC)
+    running_when_written = []
+    write = engine.grades_csv.write
+
+    def spying(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        running_when_written.append(sandbox[0].process.poll() is None)
+        return write(*args, **kwargs)
+
+    monkeypatch.setattr(engine.grades_csv, "write", spying)
+    grade_course(Course(tmp_path, SPEC.name), [], options, sandbox)
+    assert running_when_written == [False]
+
+
 def test_a_batch_for_a_cluster_starts_no_local_sandbox():
     from autograder.batch.cluster.choice import parse_cluster
 
