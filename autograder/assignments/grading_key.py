@@ -20,8 +20,10 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import os
 import platform
 import sys
+import tempfile
 import tomllib
 from collections.abc import Iterable
 from functools import cache, lru_cache
@@ -47,11 +49,36 @@ SPEC_PROSE = frozenset({"hidden_inputs"})
 """Spec keys that are words for students, not facts of grading."""
 
 
+FINGERPRINTS = (Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "autograder"
+                / "code-fingerprints" / f"py{sys.version_info[0]}.{sys.version_info[1]}")
+"""Fingerprints already computed, by the SHA-256 of their source (the syntax tree's dump
+depends on the Python version, hence a folder per version): every grading command keys its
+assignment, and parsing the checks and the engine's grading code each time took 0.3-0.5 s."""
+
+
 @lru_cache(maxsize=4096)
 def code_fingerprint(source: str) -> str:
     """The module's syntax tree without docstrings and the checks' ``requires=`` clauses:
-    comments and prose do not count. Remembered by source text: a process that keys several
-    bundles, or one bundle before and after an edit, parses each unchanged file once."""
+    comments and prose do not count. Kept by the source's content (``FINGERPRINTS``; without
+    a writable cache it is computed each time), and in this process by source text."""
+    cached = FINGERPRINTS / hashlib.sha256(source.encode("utf-8")).hexdigest()
+    try:
+        return cached.read_text(encoding="utf-8")
+    except (OSError, UnicodeError):
+        pass
+    fingerprint = _syntax_without_prose(source)
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        handle, partial = tempfile.mkstemp(dir=cached.parent, prefix=f".{cached.name}.")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(fingerprint)
+        os.replace(partial, cached)
+    except OSError:
+        pass  # no cache (a read-only home): the same fingerprint, computed again next time
+    return fingerprint
+
+
+def _syntax_without_prose(source: str) -> str:
     tree = ast.parse(source)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)

@@ -214,3 +214,22 @@ def test_code_fingerprint_ignores_docstrings_and_comments_only():
     base = 'def f(x):\n    """Doc."""\n    return x + 1\n'
     assert code_fingerprint(base) == code_fingerprint('def f(x):\n    # note\n    return x + 1\n')
     assert code_fingerprint(base) != code_fingerprint('def f(x):\n    """Doc."""\n    return x + 2\n')
+
+
+def test_a_fingerprint_is_kept_by_its_source_and_computed_without_a_cache(tmp_path, monkeypatch):
+    """The cache (``FINGERPRINTS``) holds what parsing gives, is read by content, and a home
+    where it cannot be written changes nothing but the time."""
+    source = (ENGINE / "grading" / "check_points.py").read_text(encoding="utf-8")
+    monkeypatch.setattr(key_module, "FINGERPRINTS", tmp_path / "cache")
+    key_module.code_fingerprint.cache_clear()
+    computed = code_fingerprint(source)
+    (kept,) = (tmp_path / "cache").iterdir()
+    assert kept.read_text(encoding="utf-8") == computed == key_module._syntax_without_prose(source)
+    kept.write_text("what the cache holds", encoding="utf-8")
+    key_module.code_fingerprint.cache_clear()
+    assert code_fingerprint(source) == "what the cache holds"  # read, not parsed again
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setattr(key_module, "FINGERPRINTS", tmp_path / "a-file" / "cache")
+    key_module.code_fingerprint.cache_clear()
+    assert code_fingerprint(source) == computed
+    key_module.code_fingerprint.cache_clear()
