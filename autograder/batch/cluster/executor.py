@@ -58,6 +58,7 @@ MIN_WINDOW = 4
 MAX_IN_FLIGHT_BYTES = 2**30  # submission bytes in flight at most (beyond the first task)
 IDLE = 0.05  # seconds between looks for a finished task (as Dask's own as_completed)
 WORKERS_EVERY = 1.0  # seconds between counts of the connected workers while waiting
+RESULT_WAIT = 5.0  # seconds between looks at the cluster while a result is fetched
 SILENCED = ("distributed", "dask_jobqueue", "tornado")
 
 
@@ -295,7 +296,7 @@ def grade_on_cluster(
                 future = next(completed)  # ready: does not wait
                 student, partial, _ = in_flight.pop(future)
                 try:
-                    payload = future.result()
+                    payload = _result(future, client, watch)
                 except KilledWorker:
                     record(internal_error_result(student, assignment,
                                                  f"RuntimeError: {killed_reason(killed_times)}"))
@@ -324,6 +325,18 @@ def grade_on_cluster(
                     client.unregister_worker_plugin(PLUGIN_NAME)
             except Exception:  # noqa: BLE001 - the workers are gone: nothing to close
                 pass
+
+
+def _result(future: Any, client: Any, watch: Any) -> Any:
+    """A finished task's result. Its data lives on the worker that computed it: if that
+    worker is lost before the result is fetched (its Slurm node failed), Dask computes the
+    task again, which needs a worker, so lost jobs are replaced while waiting (``watch``)
+    instead of waiting for ever on a cluster left with none."""
+    while True:
+        try:
+            return future.result(timeout=RESULT_WAIT)
+        except TimeoutError:
+            watch.check(len(client.nthreads()))
 
 
 def _handle(payload: dict[str, Any], course: Course, assignment: Assignment, student: str,

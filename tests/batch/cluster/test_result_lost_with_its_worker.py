@@ -1,0 +1,47 @@
+"""A task that finished on a worker lost before its result was fetched (a Slurm node that
+failed just then): Dask computes it again, which needs a worker, so the batch keeps
+replacing lost jobs while it waits (``executor._result``). It used to wait for ever (seen in
+a full run: the node-failure test of ``test_slurm_real`` held its worker for 15 minutes)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import dask
+import pytest
+from distributed import Client, LocalCluster
+
+from autograder.batch.cluster import executor
+
+pytestmark = pytest.mark.slow  # a Dask cluster of processes
+
+
+class Replacing:
+    """What ``SlurmJobs.check`` does for a lost job, on a local cluster: start a worker."""
+
+    def __init__(self, cluster: LocalCluster) -> None:
+        self.cluster, self.checks = cluster, []
+
+    def check(self, workers: int) -> None:
+        self.checks.append(workers)
+        if workers == 0 and len(self.checks) == 1:
+            self.cluster.scale(1)
+
+
+def test_a_result_lost_with_its_worker_is_computed_again_on_a_replacement(monkeypatch):
+    monkeypatch.setattr(executor, "RESULT_WAIT", 0.5)
+    with dask.config.set({"distributed.worker.daemon": False}), LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+        dashboard_address="127.0.0.1:0", silence_logs=50,
+    ) as cluster, Client(cluster, set_as_default=False) as client:
+        (pid,) = client.run(os.getpid).values()
+        future = client.submit(sum, [1, 2, 3], pure=False)
+        while future.status != "finished":  # computed, its result still on the worker
+            time.sleep(0.05)
+        cluster.scale(0)  # no worker comes back by itself (as a lost Slurm job)
+        os.kill(pid, signal.SIGKILL)
+        watch = Replacing(cluster)
+        assert executor._result(future, client, watch) == 6
+        assert watch.checks and watch.checks[0] == 0
