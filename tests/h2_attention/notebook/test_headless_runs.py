@@ -67,7 +67,9 @@ def test_the_old_explorer_made_the_client_answer_a_widget_mid_cell(tmp_path):
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         "import ipywidgets as widgets\n"
         "widgets.interact(lambda t=1.0: print(t), t=widgets.FloatLogSlider(value=1.0))")])
-    assert run_all(notebook, tmp_path).other_requests == ["comm_msg"]
+    # The race it shows can stall the run until the cell timeout (121 s in one full run):
+    # 15 s is long enough for the cell, and bounds the stall.
+    assert run_all(notebook, tmp_path, cell_timeout=15).other_requests == ["comm_msg"]
 
 
 @pytest.mark.slow
