@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.base.course import Course
-from autograder.report import evidence_copies, figures_csv, plots, similarity, statistics
+from autograder.report import evidence_copies, figures_csv, similarity, statistics
 from autograder.report.evidence_copies import CopiedEvidence
 from autograder.report.inputs import INPUTS_FILE
 from autograder.report.loading import GradedCourse, load_course
@@ -145,6 +145,8 @@ def compare_submissions(graded: GradedCourse, assignment: Assignment,
         where = f"the repository's release/{course.assignment}/{assignment.notebook}"
     result = Similarity(len(codes), unreadable, pairs, shown, copies, where)
     if pairs:
+        from autograder.report import plots  # matplotlib (0.3 s): only when a report is drawn
+
         result.plot = plots.similarity_histogram([p.score for p in pairs],
                                                  similarity.THRESHOLD)
     return result
@@ -181,6 +183,9 @@ def build_report(graded: GradedCourse, assignment: Assignment,
     found = statistics.misconception_counts(results, assignment)
     timing = statistics.timings(results)
     figures = {}
+    # matplotlib (0.3 s): only when a report is drawn, not for `status` or a kept report
+    from autograder.report import plots
+
     if totals:
         figures["scores"] = plots.score_histogram(totals, max_score or assignment.total_points)
         figures["parts"] = plots.part_distribution(statistics.part_shares(results, assignment))
