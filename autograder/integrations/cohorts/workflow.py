@@ -24,7 +24,7 @@ from autograder.authoring import release as repo_release
 from autograder.base.course import SUBMITTED, Course
 from autograder.base.nbgrader_command import nbgrader_command
 from autograder.batch import receipts, versions
-from autograder.batch.engine import BatchOptions, BatchSummary, grade_course
+from autograder.batch.options import BatchOptions
 from autograder.batch.root_lock import hold
 from autograder.grading.submission import content_hash
 from autograder.integrations.cohorts import archives as lms_archives
@@ -40,6 +40,7 @@ from autograder.views.nbgrader_package import light_import
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
+    from autograder.batch.engine import BatchSummary
 
 NBGRADER_CONFIG = '''\
 # Written by `python -m autograder cohort release`; edit cohorts.toml instead.
@@ -467,6 +468,10 @@ def _grade(cohort: Cohort, options: BatchOptions | None, say: Callable[[str], No
     options = replace(options or BatchOptions(), cohort=cohort.name, due=cohort.due,
                       late_policy=cohort.late_policy, extensions=dict(cohort.extensions),
                       version_rule=cohort.version_rule)
+    # the grader (pytest, the checks' runner, the sandbox's client: 0.35 s): only to grade,
+    # not for the cohort's other commands
+    from autograder.batch.engine import grade_course
+
     summary = grade_course(course, options=options, assignment=assignment)
     published = publish(course, assignment, course.students()).line()  # as autograde ends
     if published:
