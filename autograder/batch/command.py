@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, NoReturn
 # checks, torch, nbgrader) is imported in ``run`` once the zygote is warming up beside it.
 from autograder.assignments import Assignment, remembered
 from autograder.assignments.arguments import add_assignment_arguments, assignment_in_root
+from autograder.base import stages
 from autograder.base.course import SUBMITTED, Course
 from autograder.batch.cluster.choice import SLURM, ClusterError, parse_cluster
 from autograder.batch.options import BatchOptions, launch_sandbox
@@ -495,6 +496,7 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
     from autograder.sandbox.uids import UidLeaseError
     from autograder.views.gradebook import GradebookError
 
+    stages.add("start-up: the interpreter, imports, the course's settings", *stages.since_start())
     try:
         assignment.evidence  # noqa: B018  (its plugin checked now, a bad one in one line)
         students = students_to_grade(course, assignment, args.student)
@@ -511,7 +513,9 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
                           late_policy=settings.late_policy, extensions=settings.extensions,
                           version_rule=settings.version_rule)
         summary = grade_course(course, students, options, sandbox, assignment=assignment)
-        published = _publish(course, assignment)
+        with stages.stage("publish: every output of the root (issue 37)"):
+            published = _publish(course, assignment)
+        stages.save("coordinator")
     except (UsageError, IsolationError, UidLeaseError, GradebookError, ClusterError,
             RootSettingsError, RootBusy, SpecError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -32,6 +32,7 @@ from typing import NamedTuple
 from tqdm import tqdm
 
 from autograder.assignments import Assignment, load_assignment
+from autograder.base import stages
 from autograder.base.course import RESULTS_JSON, Course
 from autograder.batch import counted, interrupts, lateness, version_rule, versions
 from autograder.batch.cluster.executor import grade_on_cluster
@@ -110,6 +111,9 @@ def _start_session(channels: list, slots: multiprocessing.Queue, options: BatchO
                               isolate=options.isolate, allow_weaker=options.allow_weaker)
     # The last worker of this process is reaped when the process ends (before its uid is free).
     multiprocessing.util.Finalize(None, _SESSION.zygote.settle, exitpriority=10)
+    if stages.enabled():  # a benchmark's: this process's stage totals, as it ends
+        multiprocessing.util.Finalize(None, stages.save, args=("grading process",),
+                                      exitpriority=5)
 
 
 def _grade_and_save(
@@ -122,17 +126,19 @@ def _grade_and_save(
 
     session = _SESSION
     assignment = session.assignment
-    kept = versions.load(job.version) if job.version is not None else None
-    if job.version is not None and kept is None:
-        raise RuntimeError(f"the kept version {job.version} has no readable version.json")
-    folder = kept.files if kept is not None else course.submitted(job.student)
-    submission = load_submission(folder, job.student, assignment=assignment)
-    # A kept version's folder is not laid out as submitted/: the course root is named here.
-    hidden = [str(course.root.resolve())] if kept is not None else []
-    result = grade_submission(submission, session, cohort=cohort, hidden_paths=hidden)
-    if kept is not None:
-        return save_version_result(kept, result, due=due)
-    return save_result(course, assignment, result, due=due, notebook=submission.notebook)
+    with stages.stage("grading process: the rest"):
+        kept = versions.load(job.version) if job.version is not None else None
+        if job.version is not None and kept is None:
+            raise RuntimeError(f"the kept version {job.version} has no readable version.json")
+        folder = kept.files if kept is not None else course.submitted(job.student)
+        with stages.stage("load the submission (read, parse, hash)"):
+            submission = load_submission(folder, job.student, assignment=assignment)
+        # A kept version's folder is not laid out as submitted/: the course root is named here.
+        hidden = [str(course.root.resolve())] if kept is not None else []
+        result = grade_submission(submission, session, cohort=cohort, hidden_paths=hidden)
+        if kept is not None:
+            return save_version_result(kept, result, due=due)
+        return save_result(course, assignment, result, due=due, notebook=submission.notebook)
 
 
 # ------------------------------------------------------------ the trusted coordinator
@@ -209,12 +215,14 @@ def _run_pool(
             discard(launched)
         channels = Zygote.launch(channels=jobs, preload=assignment.preload,
                                  hide=assignment.private_folders)
-    warm_up_checks(assignment)
-    # Before anything is graded, on the checks the warm-up just collected (no second pass): a
-    # SpecError is one line from autograder.cli.
-    require_consistent_spec(assignment)
-    for channel in channels:
-        channel.wait_ready()
+    with stages.stage("start-up: import the checks and reference, collect the checks"):
+        warm_up_checks(assignment)
+        # Before anything is graded, on the checks the warm-up just collected (no second
+        # pass): a SpecError is one line from autograder.cli.
+        require_consistent_spec(assignment)
+    with stages.stage("start-up: wait for the zygote (it imports the preloads)"):
+        for channel in channels:
+            channel.wait_ready()
     context = multiprocessing.get_context("fork")
     slots: multiprocessing.Queue = context.Queue()
     for slot in range(jobs):
@@ -222,9 +230,10 @@ def _run_pool(
     queue = list(students)
     lost: list[Job] = []
     try:
-        probe_isolation(channels[0], options.limits, isolate=options.isolate,
-                        allow_weaker=options.allow_weaker)
-        with ProcessPoolExecutor(
+        with stages.stage("start-up: probe the sandbox's isolation"):
+            probe_isolation(channels[0], options.limits, isolate=options.isolate,
+                            allow_weaker=options.allow_weaker)
+        with stages.stage("coordinator: wait for the grading processes"), ProcessPoolExecutor(
             jobs, mp_context=context, initializer=_start_session,
             initargs=(channels, slots, options, assignment),
         ) as pool:
@@ -296,15 +305,18 @@ def _grade_course(
     started: float,
 ) -> BatchSummary:
     students = list(students) if students else course.students()
-    decisions = Decisions.load(course.root)  # and what was scored in formgrader since
-    if options.write_gradebook:
-        import_formgrader(course, decisions, assignment=assignment)
-    versions.keep_all(course, students)  # a root collected by hand keeps its versions too
-    plans = {student: version_rule.plan(course, student, options.version_rule,
-                                        options.due_for(student)) for student in students}
+    with stages.stage("scan: decisions and formgrader's scores"):
+        decisions = Decisions.load(course.root)  # and what was scored in formgrader since
+        if options.write_gradebook:
+            import_formgrader(course, decisions, assignment=assignment)
+    with stages.stage("scan: versions kept, version rule"):
+        versions.keep_all(course, students)  # a root collected by hand keeps its versions too
+        plans = {student: version_rule.plan(course, student, options.version_rule,
+                                            options.due_for(student)) for student in students}
     results: dict[str, SubmissionResult] = {}
     kept_results: dict[Path, SubmissionResult] = {}  # by kept version's folder
-    todo = _jobs(course, assignment, students, plans, options, results, kept_results)
+    with stages.stage("scan: what changed (hash each submission, its lateness)"):
+        todo = _jobs(course, assignment, students, plans, options, results, kept_results)
     if sandbox and not any(options.cluster is None or job.version is not None for job in todo):
         discard(sandbox)  # nothing for a local pool: the zygote stops importing torch now
         sandbox = None
@@ -361,24 +373,30 @@ def _grade_course(
     finally:
         bar.close()
     # Which version counts (autograder.batch.version_rule): its result is the student's.
-    for student in students:
-        composed = counted.compose(course, assignment, plans[student], results.get(student),
-                                   kept_results, options.late_policy, options.due_for(student))
-        if composed is not None:
-            results[student] = composed
-    # The grade of record: what a person decided (autograder.results.decisions) and the late
-    # policy, applied once.
-    ordered = with_decisions(course, [results[s] for s in students if s in results], decisions,
-                             options.late_policy, options.due_for, assignment=assignment)
+    with stages.stage("end: versions counted, decisions and late policy applied"):
+        for student in students:
+            composed = counted.compose(course, assignment, plans[student],
+                                       results.get(student), kept_results, options.late_policy,
+                                       options.due_for(student))
+            if composed is not None:
+                results[student] = composed
+        # The grade of record: what a person decided (autograder.results.decisions) and the
+        # late policy, applied once.
+        ordered = with_decisions(course, [results[s] for s in students if s in results],
+                                 decisions, options.late_policy, options.due_for,
+                                 assignment=assignment)
     # Every student of the root, not only this run's (--student): the others as last saved.
     # First: a gradebook error must not lose it.
-    grades_csv.write(every_result(course, assignment, {r.student: r for r in ordered}),
-                     course.grades_csv(), assignment)
+    with stages.stage("end: grades.csv"):
+        grades_csv.write(every_result(course, assignment, {r.student: r for r in ordered}),
+                         course.grades_csv(), assignment)
     if options.write_gradebook:
-        for thread in preparing:
-            thread.join()
-        gradebook.record(course, [r for r in ordered if r.status != STATUS_ERROR],
-                         decisions=decisions, assignment=assignment)
+        with stages.stage("end: wait for the gradebook thread"):
+            for thread in preparing:
+                thread.join()
+        with stages.stage("end: gradebook (nbgrader's database)"):
+            gradebook.record(course, [r for r in ordered if r.status != STATUS_ERROR],
+                             decisions=decisions, assignment=assignment)
     return BatchSummary(
         ordered,
         [s for s in students if s in pending and s in results],

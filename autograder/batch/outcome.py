@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.base.stages import stage
 from autograder.batch import lateness
 from autograder.results import note_codes
 from autograder.results.result import STATUS_ERROR, PartResult, SubmissionResult, save
@@ -73,11 +74,15 @@ def save_result(course: Course, assignment: Assignment, result: SubmissionResult
     from autograder.views import feedback_page, graded_notebook
 
     folder = course.submitted(result.student)
-    mark_submission_time(result, folder, due)
+    with stage("write: lateness (receipt, timestamp)"):
+        mark_submission_time(result, folder, due)
     out = course.autograded(result.student)
-    save(result, out / RESULTS_JSON)
-    feedback_page.save(result, out / FEEDBACK_HTML, assignment)
-    graded_notebook.write(course, result, notebook, assignment=assignment)  # formgrader's
+    with stage("write: results.json"):
+        save(result, out / RESULTS_JSON)
+    with stage("write: feedback.html"):
+        feedback_page.save(result, out / FEEDBACK_HTML, assignment)
+    with stage("write: graded notebook (formgrader's)"):
+        graded_notebook.write(course, result, notebook, assignment=assignment)
     return result
 
 

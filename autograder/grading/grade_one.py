@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 from autograder.base.safe_text import PRIVATE_PATH, hide_paths
+from autograder.base.stages import stage
 from autograder.grading import run_checks, score_parts
 from autograder.grading.assemble import (
     REACHED_OUT_CELL,
@@ -103,7 +104,8 @@ def grade_submission(
     if evidence is not None:
         path = submission.evidence or submission.folder / evidence.file_name
         # No student id ("": Gradescope gave none): the file's own is used, and flagged.
-        report = evidence.verify(path, student_id=submission.student or None, cohort=cohort)
+        with stage("evidence: verify the file (schema, numbers)"):
+            report = evidence.verify(path, student_id=submission.student or None, cohort=cohort)
     if submission.fatal:
         scores = zero_code_parts(assignment, submission.fatal)
         # No functions: no section of the evidence file is reproduced.
@@ -125,13 +127,14 @@ def grade_submission(
             scores = list(score_parts(run_checks(student, assignment), assignment).values())
             provenance = None
             if evidence is not None:  # the file's numbers must come from these functions
-                provenance = evidence.provenance(
-                    report, student, student_id=submission.student or None, cohort=cohort,
-                    failed_functions={score.part for score in scores if score.points == 0},
-                    charged_functions={score.part for score in scores
-                                       if score.points < score.max_points
-                                       or any(check.carried_from for check in score.checks)},
-                )
+                with stage("evidence: provenance (the file's numbers from the code)"):
+                    provenance = evidence.provenance(
+                        report, student, student_id=submission.student or None, cohort=cohort,
+                        failed_functions={score.part for score in scores if score.points == 0},
+                        charged_functions={score.part for score in scores
+                                           if score.points < score.max_points
+                                           or any(check.carried_from for check in score.checks)},
+                    )
             found, cell_reached_out = cell_notes(submission, student.report, hidden,
                                                  assignment.function_parts)
             notes += found
@@ -150,13 +153,16 @@ def grade_submission(
     faults: list[str] = []
     if evidence is not None:
         # Checked at the call: a plugin's bug is a grader fault, never the student's zero.
-        evidence_scores, fault = evidence_part_scores(evidence, report, provenance, assignment)
+        with stage("evidence: part scores"):
+            evidence_scores, fault = evidence_part_scores(evidence, report, provenance,
+                                                          assignment)
         scores += evidence_scores
         faults += [fault] if fault else []
         ta_notes = [Message(text, code=note_codes.EVIDENCE_FINDING)
                     for text in evidence.ta_notes(report)]
-    return submission_result(
-        submission, assignment, scores, notes, started=started,
-        cell_reached_out=cell_reached_out, isolation=isolation, ta_notes=ta_notes,
-        cohort=cohort, plugin_faults=faults,
-    )
+    with stage("assemble the result (scores, messages)"):
+        return submission_result(
+            submission, assignment, scores, notes, started=started,
+            cell_reached_out=cell_reached_out, isolation=isolation, ta_notes=ta_notes,
+            cohort=cohort, plugin_faults=faults,
+        )

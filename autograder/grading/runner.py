@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from autograder.base.stages import stage
 from autograder.grading.carried_forward import stood_in, transfer
 from autograder.grading.check_modules import check_module_names
 from autograder.grading.check_points import check_points
@@ -156,7 +157,8 @@ def run_checks(student: Student, assignment: Assignment) -> list[CheckResult]:
         for check in collect_checks(assignment):
             stand_ins(student)  # those of earlier checks are theirs
             try:
-                check.function(student=student, reference=reference)
+                with stage(f"checks: {check.common['part']}"):
+                    check.function(student=student, reference=reference)
             except (KeyboardInterrupt, SystemExit):
                 raise
             except BaseException as exc:  # noqa: BLE001 - every failure is a verdict

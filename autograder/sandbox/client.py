@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from autograder.base.safe_text import INPUTS_HIDDEN, quotes_inputs, safe_text, without_paths
+from autograder.base.stages import stage
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.zygote import Zygote, ZygoteError, kill_worker
 from autograder.untrusted import plain, protocol
@@ -318,6 +319,14 @@ class SandboxStudent:
         value: bool = False, arguments: Sequence[Any] = (),
     ) -> tuple[Reply, bytes]:
         """One round trip; every failure becomes a ``StudentError`` for ``name``."""
+        with stage("sandbox: round trips (the student's functions run in them)"):
+            return self._round_trip(request, payload, name, timeout, value=value,
+                                    arguments=arguments)
+
+    def _round_trip(
+        self, request: Has | Call, payload: bytes, name: str, timeout: float, *,
+        value: bool, arguments: Sequence[Any],
+    ) -> tuple[Reply, bytes]:
         if name in self._given_up:
             given_up = self._given_up[name]
             raise StudentError(given_up.kind, message=given_up.why, function=name)
@@ -345,7 +354,8 @@ class SandboxStudent:
                     break
                 if answered == MAX_STAND_IN_CALLS:
                     raise protocol.ProtocolError("too many stand-in calls")
-                self._answer(message, data, offered)
+                with stage("sandbox: stand-ins (the reference answers for a block)"):
+                    self._answer(message, data, offered)
                 header, data = protocol.recv(self._sock, deadline)
             reply = safe_reply(message)
         except protocol.ChannelTimeout:
@@ -390,9 +400,11 @@ class SandboxStudent:
         """Fork a worker and run every cell not known to hang or crash it."""
         deadline = time.monotonic() + self.limits.notebook_timeout
         while True:
-            self._spawn()
+            with stage("sandbox: fork a worker from the zygote"):
+                self._spawn()
             self.report.cells = []
-            failed_at = self._run_cells(deadline)
+            with stage("sandbox: run the student's cells"):
+                failed_at = self._run_cells(deadline)
             if failed_at is None:
                 return
             if self.report.restarts >= self.limits.max_restarts:

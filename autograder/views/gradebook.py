@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.base.course import TIMESTAMP_TXT, Course, parse_time
+from autograder.base.stages import stage
 from autograder.results import root_settings
 from autograder.results.result import STATUS_GRADED, STATUS_UNGRADABLE, PartResult, SubmissionResult
 from autograder.views.nbgrader_package import light_import
@@ -157,7 +158,8 @@ class _Preparation(threading.Thread):
 
     def run(self) -> None:
         try:
-            _open(self.course, self.notebook, self.bundle).close()
+            with stage("gradebook thread: import nbgrader, open the database"):
+                _open(self.course, self.notebook, self.bundle).close()
         except BaseException as error:  # noqa: BLE001 - raised by record(), in the batch's thread
             self.error = error
 
