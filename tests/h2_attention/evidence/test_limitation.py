@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -326,13 +325,9 @@ def test_prose_check_needs_enough_words():
     assert (result.points, result.needs_review) == (0, False)
 
 
-def test_prose_check_is_deterministic_and_cheap():
+def test_prose_check_is_deterministic():
     text = " ".join(" ".join(SOUND.values()).split()[:MAX_WORDS])
     assert prose_signals(text) == prose_signals(text)
-    start = time.perf_counter()
-    for _ in range(100):
-        prose_signals(text)
-    assert (time.perf_counter() - start) / 100 < 0.005  # measured ~0.4 ms
 
 
 # --- The student's own words about attention (issue 25): copied, contradicting, vacuous ------

@@ -149,10 +149,7 @@ def test_the_rules_are_stated_in_the_schema():
     assert all(rule.get("description") for rule in limitation["allOf"])
 
 
-def test_checking_a_long_text_is_fast():
-    import time
-
+@pytest.mark.timeout(60)  # a hang guard: catastrophic backtracking would take hours
+def test_checking_a_long_text_ends_with_its_finding():
     for text in ("a" * 4000, "!" * 3990 + " a b c d", "a " * 2000, "a1" * 2000):
-        started = time.perf_counter()
-        _schema_errors(text)
-        assert time.perf_counter() - started < 0.5, text[:20]
+        assert _schema_errors(text), text[:20]  # too long, or not words: each one refused

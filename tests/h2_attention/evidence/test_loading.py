@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import time
 from pathlib import Path
 
 import pytest
@@ -125,9 +124,7 @@ def test_corpus_is_big_enough():
 def test_bad_file_is_refused_with_a_clear_finding(name, evidence, tmp_path):
     make, code, status, pointer = CORPUS[name]
     path = make(evidence, tmp_path)
-    start = time.perf_counter()
     report = verify_evidence(path, student_id=STUDENT, cohort=COHORT)
-    elapsed = time.perf_counter() - start
     assert report.status == status
     assert report.codes()[0] == code, report.findings
     assert all(f.layer == "file" for f in report.findings)
@@ -138,7 +135,6 @@ def test_bad_file_is_refused_with_a_clear_finding(name, evidence, tmp_path):
     message = report.findings[0].message
     assert "Traceback" not in message and len(message) > 30
     json.dumps(report.to_dict(), allow_nan=False)  # the report itself is plain JSON
-    assert elapsed < 2.0, f"{name} took {elapsed:.2f}s"
 
 
 def test_positions_are_reported(evidence, tmp_path):
