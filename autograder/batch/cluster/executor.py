@@ -234,8 +234,6 @@ def grade_on_cluster(
     ``on_result`` gets each result once, after it is saved."""
     # Dask's own modules: only once a cluster is asked for.
     from distributed import as_completed
-    from distributed.client import FutureCancelledError
-    from distributed.scheduler import KilledWorker
 
     from autograder.batch.cluster.worker import PLUGIN_NAME, grade_task
 
@@ -296,21 +294,11 @@ def grade_on_cluster(
                 future = next(completed)  # ready: does not wait
                 student, partial, _ = in_flight.pop(future)
                 try:
-                    payload = _result(future, client, watch)
-                except KilledWorker:
-                    record(internal_error_result(student, assignment,
-                                                 f"RuntimeError: {killed_reason(killed_times)}"))
-                    payload = None
-                except FutureCancelledError:
-                    raise ClusterError("the Dask scheduler cancelled the batch (was it "
-                                       "restarted?): run the command again, graded "
-                                       "submissions are kept") from None
-                except Exception as error:  # noqa: BLE001 - a grader failure is a row
-                    record(internal_error_result(student, assignment,
-                                                 f"{type(error).__name__}: {error}"))
-                    payload = None
+                    payload, error = fetch(future, client, watch, killed_times)
                 finally:
                     future.release()
+                if error is not None:
+                    record(internal_error_result(student, assignment, error))
                 if payload is not None and student not in recorded:
                     _handle(payload, course, assignment, student, partial, options, record)
                 submit_more()
@@ -325,6 +313,27 @@ def grade_on_cluster(
                     client.unregister_worker_plugin(PLUGIN_NAME)
             except Exception:  # noqa: BLE001 - the workers are gone: nothing to close
                 pass
+
+
+def fetch(future: Any, client: Any, watch: Any, killed_times: str) -> tuple[Any, str | None]:
+    """A finished task's payload, or the grader error its student's row gets instead. What
+    stops the batch passes through: the watch giving up on the cluster (a lost Slurm job with
+    no replacement left: ``ClusterError``), a cancelled batch, Ctrl-C."""
+    # Dask's own modules: only once a cluster is asked for (imported by then).
+    from distributed.client import FutureCancelledError
+    from distributed.scheduler import KilledWorker
+
+    try:
+        return _result(future, client, watch), None
+    except KilledWorker:
+        return None, f"RuntimeError: {killed_reason(killed_times)}"
+    except FutureCancelledError:
+        raise ClusterError("the Dask scheduler cancelled the batch (was it restarted?): run "
+                           "the command again, graded submissions are kept") from None
+    except ClusterError:
+        raise
+    except Exception as error:  # noqa: BLE001 - a grader failure is a row
+        return None, f"{type(error).__name__}: {error}"
 
 
 def _result(future: Any, client: Any, watch: Any) -> Any:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.assignments.arguments import add_assignment_arguments, only_assignment
+from autograder.base import stages
 from autograder.grading.grade_one import GradingSession, grade_submission
 from autograder.grading.submission import load_submission
 from autograder.integrations.gradescope import metadata as gradescope_metadata
@@ -215,6 +216,14 @@ def prepare(submission: Submission, identity: gradescope_metadata.Identity,
 
 def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
+    stages.add("start-up: the interpreter, imports", *stages.since_start())
+    try:
+        return _run(args, started)
+    finally:
+        stages.save("run-autograder")
+
+
+def _run(args: argparse.Namespace, started: float) -> int:
     config = chosen_config(args)  # a SpecError is one line (autograder.cli)
     assignment = chosen_assignment(args)
     try:
@@ -230,11 +239,13 @@ def run(args: argparse.Namespace) -> int:
     submission = load_submission(folder, identity.student_id or "", assignment=assignment)
     prepare(submission, identity, assignment, found_note, fatal)
     try:
-        session = GradingSession.start(assignment, allow_weaker=args.allow_weaker_isolation)
+        with stages.stage("start-up: launch the zygote, import and collect the checks"):
+            session = GradingSession.start(assignment, allow_weaker=args.allow_weaker_isolation)
         try:
             result = grade_submission(submission, session, cohort=args.cohort)
         finally:
-            session.close()
+            with stages.stage("end: stop the zygote"):
+                session.close()
     except (IsolationError, UidLeaseError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -245,10 +256,11 @@ def run(args: argparse.Namespace) -> int:
     gradescope_metadata.mark(result, gradescope_metadata.timing(data), config.late_policy)
     details = {"student_id_from": identity.source or "none", "users": identity.group}
     try:
-        results.save(result, time.monotonic() - started, args.results, assignment,
-                     gradescope=details, review=review_lines(result),
-                     hidden_visibility=config.hidden_visibility)
-        report.save(result, args.results.with_name("feedback.html"), assignment)
+        with stages.stage("write: results.json (Gradescope's), feedback.html"):
+            results.save(result, time.monotonic() - started, args.results, assignment,
+                         gradescope=details, review=review_lines(result),
+                         hidden_visibility=config.hidden_visibility)
+            report.save(result, args.results.with_name("feedback.html"), assignment)
     except OSError as error:
         print(f"error: cannot write {args.results} (or feedback.html beside it): "
               f"{error.strerror or error}", file=sys.stderr)

@@ -14,6 +14,7 @@ import pytest
 from distributed import Client, LocalCluster
 
 from autograder.batch.cluster import executor
+from autograder.batch.cluster.choice import ClusterError
 
 pytestmark = pytest.mark.slow  # a Dask cluster of processes
 
@@ -45,3 +46,32 @@ def test_a_result_lost_with_its_worker_is_computed_again_on_a_replacement(monkey
         watch = Replacing(cluster)
         assert executor._result(future, client, watch) == 6
         assert watch.checks and watch.checks[0] == 0
+
+
+class GivingUp:
+    """What ``SlurmJobs.check`` does for a lost job with no replacement left."""
+
+    def check(self, workers: int) -> None:
+        raise ClusterError("Slurm job 8 lost its node (NODE_FAIL, ...); no replacement is left")
+
+
+def test_a_watch_that_gives_up_while_a_result_is_fetched_stops_the_batch(monkeypatch):
+    """The batch stops with the watch's line, not a grader error for the student whose result
+    was being fetched (the line was lost, and the batch waited out pending_timeout)."""
+    monkeypatch.setattr(executor, "RESULT_WAIT", 0.5)
+    with dask.config.set({"distributed.worker.daemon": False}), LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+        dashboard_address="127.0.0.1:0", silence_logs=50,
+    ) as cluster, Client(cluster, set_as_default=False) as client:
+        (pid,) = client.run(os.getpid).values()
+        future = client.submit(sum, [1, 2, 3], pure=False)
+        while future.status != "finished":
+            time.sleep(0.05)
+        cluster.scale(0)
+        os.kill(pid, signal.SIGKILL)
+        with pytest.raises(ClusterError, match="NODE_FAIL"):
+            executor.fetch(future, client, GivingUp(), "twice")
+        failing = client.submit(int, "not a number", pure=False)
+        cluster.scale(1)
+        assert executor.fetch(failing, client, Replacing(cluster), "twice") == (
+            None, "ValueError: invalid literal for int() with base 10: 'not a number'")
