@@ -42,10 +42,13 @@ class GradingSession:
         *,
         isolate: bool = True,
         allow_weaker: bool = False,
+        launched: Zygote | None = None,
     ) -> GradingSession:
         """Start a zygote (workers see only the system and Python; see
-        autograder.untrusted.isolation) and warm this process up for ``assignment``."""
-        (zygote,) = Zygote.launch(preload=assignment.preload, hide=assignment.private_folders)
+        autograder.untrusted.isolation), or take ``launched`` (started for ``assignment``
+        before the grader was imported), and warm this process up for ``assignment``."""
+        (zygote,) = [launched] if launched is not None else Zygote.launch(
+            preload=assignment.preload, hide=assignment.private_folders)
         warm_up_checks(assignment)  # imports and collects while the zygote starts
         return cls(zygote.wait_ready(), UidLease.acquire(),
                    (limits or Limits()).for_preload(assignment.preload), isolate,

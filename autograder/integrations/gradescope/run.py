@@ -30,21 +30,17 @@ from typing import TYPE_CHECKING
 
 from autograder.assignments.arguments import add_assignment_arguments, only_assignment
 from autograder.base import stages
-from autograder.grading.grade_one import GradingSession, grade_submission
-from autograder.grading.submission import load_submission
-from autograder.integrations.gradescope import metadata as gradescope_metadata
-from autograder.integrations.gradescope import results, zip_config
+from autograder.integrations.gradescope import zip_config
 from autograder.integrations.gradescope.scripts import CONFIG_JSON
 from autograder.integrations.gradescope.zip_config import ZipConfig
 from autograder.results import note_codes
 from autograder.results.message import Message
-from autograder.sandbox.client import IsolationError
-from autograder.sandbox.uids import UidLeaseError
-from autograder.views import feedback_page as report
+from autograder.sandbox.zygote import Zygote, discard
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
     from autograder.grading.submission import Submission
+    from autograder.integrations.gradescope.metadata import Identity
     from autograder.results.result import SubmissionResult
 
 DEFAULT_ROOT = Path("/autograder")
@@ -61,6 +57,9 @@ class PathError(ValueError):
 
 def student_from_metadata(metadata: Path) -> str | None:
     """The first user's sid in Gradescope's submission_metadata.json (None without one)."""
+    # jsonschema through the lateness receipts (0.1 s): not before the zygote is launched
+    from autograder.integrations.gradescope import metadata as gradescope_metadata
+
     data, _ = gradescope_metadata.load(metadata)
     return gradescope_metadata.identify(data, ZipConfig("")).student_id
 
@@ -198,10 +197,13 @@ def review_lines(result: SubmissionResult) -> list[str]:
     return list(dict.fromkeys(line for line in lines if line))
 
 
-def prepare(submission: Submission, identity: gradescope_metadata.Identity,
+def prepare(submission: Submission, identity: Identity,
             assignment: Assignment, found_note: str, fatal: str) -> None:
     """What the upload and the metadata add to the submission before it is graded: where
     its files were found, and a person's look when no student id can check its evidence."""
+    # imported by the command by now (see _run)
+    from autograder.integrations.gradescope import metadata as gradescope_metadata
+
     if found_note:
         submission.notes.insert(0, Message(found_note, code=note_codes.SUBMISSION))
     if fatal and submission.notebook is None:
@@ -231,6 +233,26 @@ def _run(args: argparse.Namespace, started: float) -> int:
     except PathError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    # The zygote first: it imports the assignment's libraries (torch) while this process
+    # imports the grader, as `autograde` does (about 0.25 s sooner than after the imports).
+    launched = Zygote.launch(preload=assignment.preload, hide=assignment.private_folders)
+    try:
+        return _grade(args, started, config, assignment, launched[0])
+    finally:
+        discard(launched)  # unless the session took it
+
+
+def _grade(args: argparse.Namespace, started: float, config: ZipConfig,
+           assignment: Assignment, zygote: Zygote) -> int:
+    # the grader: after the zygote is launched, so both warm up at once
+    from autograder.grading.grade_one import GradingSession, grade_submission
+    from autograder.grading.submission import load_submission
+    from autograder.integrations.gradescope import metadata as gradescope_metadata
+    from autograder.integrations.gradescope import results
+    from autograder.sandbox.client import IsolationError
+    from autograder.sandbox.uids import UidLeaseError
+    from autograder.views import feedback_page as report
+
     data, unreadable = gradescope_metadata.load(args.metadata)
     identity = gradescope_metadata.identify(data, config, args.student_id)
     # The id decides only the evidence inputs: without an evidence file, none is needed.
@@ -240,7 +262,8 @@ def _run(args: argparse.Namespace, started: float) -> int:
     prepare(submission, identity, assignment, found_note, fatal)
     try:
         with stages.stage("start-up: launch the zygote, import and collect the checks"):
-            session = GradingSession.start(assignment, allow_weaker=args.allow_weaker_isolation)
+            session = GradingSession.start(assignment, allow_weaker=args.allow_weaker_isolation,
+                                           launched=zygote)
         try:
             result = grade_submission(submission, session, cohort=args.cohort)
         finally:
