@@ -584,7 +584,7 @@ def _our_outcome(run: dict, root: Path, size: int) -> dict[str, float]:
     rows = list(csv.DictReader(grades_csv.open())) if grades_csv.exists() else []
     run["statuses"] = dict(Counter(row["status"] for row in rows))
     run["completed"] = len(rows) == size
-    return {row["student"]: float(row["total"]) for row in rows}
+    return {row["student"]: float(row["total"]) for row in rows if row["total"]}  # "": ungradable
 
 
 def _mean(values: list[float]) -> float | None:

@@ -141,10 +141,10 @@ def keep_all(course: Course, students: list[str] | None = None) -> int:
     """Keep every (or each named) student's current submission; returns how many were new."""
     new = 0
     for student in students if students is not None else course.students():
-        before = student_folder(course, student)
-        count = len(kept(course, student)) if before.is_dir() else 0
-        keep(course, student)
-        new += len(kept(course, student)) > count
+        folder = student_folder(course, student)
+        before = {entry.name for entry in folder.iterdir()} if folder.is_dir() else set()
+        version = keep(course, student)
+        new += version is not None and version.folder.name not in before
     return new
 
 

@@ -6,6 +6,7 @@ rule picks as documented, in both directions; what the student and grades.csv ar
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from datetime import UTC, datetime, timedelta
 
@@ -230,3 +231,52 @@ def test_what_a_person_reads_is_the_version_that_counts(tmp_path):
     assert "on time" in (versions.graded_files(course, counted) / SPEC.notebook).read_text()
     newest = SubmissionResult("s1", SPEC.name, "graded")  # rule newest: nothing chosen
     assert versions.graded_files(course, newest) == course.submitted("s1")
+
+
+def test_the_counted_versions_copy_is_read_again_only_after_results_json_changed(
+        tmp_path, monkeypatch):
+    """The kept version's copy of results.json is rewritten when the student was graded
+    again (results.json newer than the copy, or a different grading), and otherwise not even
+    read: every batch composes every student."""
+    from autograder.base.course import RESULTS_JSON
+    from autograder.batch import counted
+    from autograder.results.result import load, save
+
+    course = Course(tmp_path, SPEC.name)
+    _submit(course, "s1", '{"cells": []}', DUE - timedelta(hours=1))
+    versions.keep(course, "s1")
+    digest = versions.content_hash(course.submitted("s1"))
+    graded = _result(70, False, DUE - timedelta(hours=1), digest)
+    results = course.autograded("s1") / RESULTS_JSON
+    save(graded, results)
+    plan = version_rule.plan(course, "s1", version_rule.NEWEST, DUE)
+    copy = plan.newest.results_json
+    reads: list = []
+    monkeypatch.setattr(counted, "load", lambda path: reads.append(path) or load(path))
+
+    def compose(result: SubmissionResult) -> None:
+        counted.compose(course, SPEC, plan, result, {}, POLICY, DUE)
+
+    def written(path, seconds_ago: float) -> None:  # file times set, not left to the clock
+        stamp = int((datetime.now(UTC).timestamp() - seconds_ago) * 1e9)
+        os.utime(path, ns=(stamp, stamp))
+
+    written(results, 60)
+    compose(graded)  # no copy yet: written
+    assert load(copy).score == 70 and reads == [copy]
+    compose(graded)  # the copy is newer than results.json: not read
+    assert reads == [copy]
+    regraded = _result(90, False, DUE - timedelta(hours=1), digest)
+    regraded.grading_key = "another key"  # graded again: results.json rewritten
+    save(regraded, results)
+    written(copy, 30)
+    written(results, 20)
+    compose(regraded)
+    assert load(copy).score == 90 and reads == [copy, copy]
+    written(copy, 10)
+    written(results, 5)  # rewritten, the same grading (a decision's note, say)
+    compose(regraded)
+    assert reads == [copy, copy, copy]  # read, found current, not written: checked now
+    assert load(copy).score == 90
+    compose(regraded)
+    assert reads == [copy, copy, copy]
