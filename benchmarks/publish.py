@@ -81,10 +81,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--students", type=int, default=1000)
+    parser.add_argument("--root", type=Path, help="a root this script built before (kept): "
+                        "publish it again instead of building one")
+    parser.add_argument("--keep", type=Path, help="build the root here and keep it")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        course = graded_root(Path(tmp) / "course", args.students)
+        if args.root:
+            course = Course(args.root, SPEC.name)
+        else:
+            course = graded_root(args.keep or Path(tmp) / "course", args.students)
         print(f"built a graded root of {args.students} students in "
               f"{time.perf_counter() - started:.1f} s (untimed below)")
         students = course.students()

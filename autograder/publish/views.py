@@ -71,13 +71,21 @@ def _feedback_copies(course: Course, assignment: Assignment, students: list[str]
 
 def _lms_files(course: Course, assignment: Assignment, done: Published) -> None:
     # the LMS files (NumPy, 65 ms), report.summary (400 ms): not at a command's start
-    from autograder.integrations.lms.files import FILE_NAMES, settings_from, write_files
+    from autograder.integrations.lms.files import (
+        FILE_NAMES,
+        saved_results,
+        settings_from,
+        write_files,
+    )
     from autograder.report.summary import SUMMARY_MD, write_summary
 
-    if (course.root / SUMMARY_MD).is_file():
-        write_summary(course, assignment)
-        done.views.append(SUMMARY_MD)
+    summary = (course.root / SUMMARY_MD).is_file()
     existing = [name for name in FILE_NAMES if (course.root / name).is_file()]
+    # Read once for both (1.6 ms a result: 1.6 s a view for 1,000 students).
+    results = saved_results(course) if summary or existing else []
+    if summary:
+        write_summary(course, assignment, results)
+        done.views.append(SUMMARY_MD)
     if not existing:
         return
     data = root_settings.remembered_lms(course.root, course.assignment)
@@ -87,7 +95,7 @@ def _lms_files(course: Course, assignment: Assignment, done: Published) -> None:
         done.stale.append(f"{' and '.join(existing)} (written by an earlier version: run "
                           "`cohort export` once to refresh them)")
         return
-    write_files(course, canvas, moodle, assignment.total_points)
+    write_files(course, canvas, moodle, assignment.total_points, results)
     done.views += list(FILE_NAMES)
 
 
@@ -96,6 +104,10 @@ def _nbgrader_export(course: Course, done: Published) -> None:
     target = course.root / NBGRADER_EXPORT
     if not target.is_file() or not course.gradebook_db().is_file():
         return
+    if _written_after(target, course.gradebook_db()):
+        os.utime(target)  # what nbgrader would write now: current (`status` compares times)
+        done.views.append(NBGRADER_EXPORT)
+        return
     try:
         nbgrader_export(course, target)
     except Exception as error:  # nbgrader's own, whatever it is: named, never a traceback
@@ -103,6 +115,24 @@ def _nbgrader_export(course: Course, done: Published) -> None:
                           f"{type(error).__name__}: {error})")
         return
     done.views.append(NBGRADER_EXPORT)
+
+
+def _written_after(export: Path, database: Path) -> bool:
+    """Whether nbgrader's export was written after the gradebook last changed (its database
+    file, and SQLite's journal or write-ahead log beside it): it then holds what nbgrader's
+    export would write now, and the export (about 4 s for 1,000 students) is skipped.
+    Strictly after: file times are as coarse as the kernel's clock tick."""
+    try:
+        written = export.stat().st_mtime_ns
+        changed = [database.stat().st_mtime_ns]
+    except OSError:
+        return False
+    for suffix in ("-journal", "-wal"):
+        try:
+            changed.append(database.with_name(database.name + suffix).stat().st_mtime_ns)
+        except OSError:
+            pass
+    return written > max(changed)
 
 
 def nbgrader_export(course: Course, target: Path) -> None:
@@ -124,13 +154,7 @@ def _report(course: Course, assignment: Assignment, done: Published) -> None:
     """The instructor's report, where one was written in its default place: rebuilt when
     what it is built from changed (``report.inputs``), else kept and marked current."""
     # the report (matplotlib, 270-370 ms): not at a command's start
-    from autograder.report.build import (
-        REPORT_DIR,
-        build_report,
-        graded_folders,
-        release_notebook,
-        save_report,
-    )
+    from autograder.report.build import REPORT_DIR, build_report, release_notebook, save_report
     from autograder.report.inputs import INPUTS_FILE, digest, unchanged
     from autograder.report.loading import load_course
 
@@ -139,13 +163,11 @@ def _report(course: Course, assignment: Assignment, done: Published) -> None:
     if not page.is_file():
         return
     cohort = root_settings.load(course.root, course.assignment).cohort
-    graded = load_course(course.root, course.assignment)
-    release = release_notebook(course.root, assignment)
-    inputs = digest(graded, assignment, cohort,
-                    [*graded_folders(graded).values(), *([release] if release else [])])
+    inputs = digest(course, assignment, cohort, release_notebook(course.root, assignment))
     if unchanged(folder, inputs):
         os.utime(page)  # built from what the record holds now: current (`status` compares times)
     else:
+        graded = load_course(course.root, course.assignment)
         save_report(build_report(graded, assignment, cohort), folder)
         write_atomically(folder / INPUTS_FILE, inputs)
     done.views.append(f"{REPORT_DIR}/report.html")

@@ -82,8 +82,12 @@ def submission_times(results: list[SubmissionResult]) -> list[str]:
     return lines
 
 
-def write_summary(course: Course, assignment: Assignment) -> Path:
-    """Write ``summary.md`` of ``assignment`` at the course root and return its path."""
+def write_summary(course: Course, assignment: Assignment,
+                  results: list[SubmissionResult] | None = None) -> Path:
+    """Write ``summary.md`` of ``assignment`` at the course root and return its path;
+    ``results``: the course's saved results, when the caller has read them already."""
     path = course.root / SUMMARY_MD
-    write_atomically(path, render_summary(course, cohort_results(course), assignment))
+    if results is None:
+        results = cohort_results(course)
+    write_atomically(path, render_summary(course, results, assignment))
     return path

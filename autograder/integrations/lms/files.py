@@ -36,9 +36,13 @@ def saved_results(course: Course) -> list[SubmissionResult]:
 
 
 def write_files(course: Course, canvas_settings: CanvasSettings,
-                moodle_settings: MoodleSettings, points_possible: float) -> LmsFiles:
-    """Write both files at the course root from its saved results (the grades of record)."""
-    grades, left_out = split(saved_results(course), course.students())
+                moodle_settings: MoodleSettings, points_possible: float,
+                results: list[SubmissionResult] | None = None) -> LmsFiles:
+    """Write both files at the course root from its saved results (the grades of record;
+    ``results``: those results, when the caller has read them already)."""
+    if results is None:
+        results = saved_results(course)
+    grades, left_out = split(results, course.students())
     return LmsFiles(
         canvas=canvas.write(course.root / canvas.FILE_NAME, grades, canvas_settings,
                             points_possible),
