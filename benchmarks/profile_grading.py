@@ -42,7 +42,7 @@ sys.path.insert(0, str(REPO))
 
 from autograder.assignments import load_assignment  # noqa: E402
 from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course  # noqa: E402
-from autograder.batch import engine  # noqa: E402
+from autograder.batch.outcome import mark_submission_time  # noqa: E402
 from autograder.bundles.h2_attention import samples as sample_cohort  # noqa: E402
 from autograder.grading import grade_one  # noqa: E402
 from autograder.grading.submission import load_submission  # noqa: E402
@@ -134,10 +134,10 @@ def grade_all(course: Course, students: list[str], session: grade_one.GradingSes
         t1 = time.perf_counter()
         result = grade_one.grade_submission(submission, session)
         t2 = time.perf_counter()
-        engine.mark_submission_time(result, folder, None)
+        mark_submission_time(result, folder, None)
         save(result, out / RESULTS_JSON)
         t3 = time.perf_counter()
-        feedback_page.save(result, out / FEEDBACK_HTML)
+        feedback_page.save(result, out / FEEDBACK_HTML, SPEC)
         t4 = time.perf_counter()
         timers.add("load submission (read, parse notebook, hash)", t1 - t0)
         timers.add("grade_submission (total)", t2 - t1)

@@ -1,0 +1,67 @@
+"""Every output the grader writes for the sample cohort, as digests to compare against.
+
+Making grading cheaper (issue 40) must leave every output as it was, byte for byte: each
+student's results.json, feedback.html and graded notebook, and grades.csv.
+``tests/batch/sample_cohort_outputs.json`` holds their SHA-256 digests; ``test_same_outputs``
+grades the cohort with today's grader (the session's ``graded_sample_cohort``) and compares.
+Three fields of results.json are left out, because they are not the grade: how long grading
+took (``seconds``), the grading key (a digest of the grader's code, which changes with every
+edit of it, and is there to make the next run regrade) and the submission's digest (the
+reference-reading student's notebook names the checkout's path). That path reads as
+``<repo>`` elsewhere, so a clone anywhere compares. Regenerate the file only when
+an output is meant to change, and say so in the commit::
+
+    .venv/bin/python -m tests.support.cohort_outputs tests/batch/sample_cohort_outputs.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import tempfile
+from pathlib import Path
+
+from autograder.spec import REPO
+from tests.support.cohort_scores import grade_sample_cohort
+from tests.support.h2 import SPEC
+
+NOT_THE_GRADE = ("seconds", "grading_key", "submission_hash")
+
+
+def _without(value: object) -> object:
+    """``value`` without the fields that are not the grade, wherever they are."""
+    if isinstance(value, dict):
+        return {key: _without(item) for key, item in value.items() if key not in NOT_THE_GRADE}
+    if isinstance(value, list):
+        return [_without(item) for item in value]
+    return value
+
+
+def outputs(root: Path) -> dict[str, str]:
+    """Relative path -> SHA-256 of each output (results.json without ``NOT_THE_GRADE``)."""
+    found = {"grades.csv": root / "grades.csv"}
+    for folder in sorted((root / "autograded").glob(f"*/{SPEC.name}")):
+        for name in ("results.json", "feedback.html", SPEC.notebook):
+            found[str((folder / name).relative_to(root))] = folder / name
+    digests = {}
+    for name, path in found.items():
+        data = path.read_bytes().replace(str(REPO).encode(), b"<repo>")
+        if path.name == "results.json":
+            data = json.dumps(_without(json.loads(data)), sort_keys=True).encode()
+        digests[name] = hashlib.sha256(data).hexdigest()
+    return digests
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        grade_sample_cohort(Path(tmp))
+        args.out.write_text(json.dumps(outputs(Path(tmp)), indent=1, sort_keys=True) + "\n",
+                            encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
