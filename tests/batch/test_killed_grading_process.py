@@ -12,10 +12,10 @@ import pytest
 from autograder.base.course import Course
 from autograder.batch import engine
 from autograder.results.result import STATUS_ERROR
-from tests.support.h2 import SPEC
+from tests.support.vectors import VECTORS, submit
 
 pytestmark = pytest.mark.slow
-ROSTER = {f"s{n}": "correct" for n in range(6)} | {"s-oom": "correct"}
+ROSTER = [f"s{n}" for n in range(6)] + ["s-oom"]  # correct submissions of the small bundle
 REAL = engine._grade_and_save
 
 
@@ -26,15 +26,16 @@ def killed_on_one(course, job, *args):  # noqa: ANN001, ANN201 - runs in the poo
     return REAL(course, job, *args)
 
 
-def test_a_killed_grading_process_costs_only_its_submission(tmp_path, options, course_factory,
-                                                          monkeypatch):
-    course = Course(course_factory(tmp_path, ROSTER), SPEC.name)
+def test_a_killed_grading_process_costs_only_its_submission(tmp_path, options, monkeypatch):
+    for student in ROSTER:
+        submit(tmp_path, student)
+    course = Course(tmp_path, VECTORS.name)
     monkeypatch.setattr(engine, "_grade_and_save", killed_on_one)
-    summary = engine.grade_course(course, options=options)
+    summary = engine.grade_course(course, options=options, assignment=VECTORS)
     statuses = {result.student: result.status for result in summary.results}
     assert sorted(statuses) == sorted(ROSTER)
     assert statuses.pop("s-oom") == STATUS_ERROR
     assert set(statuses.values()) == {"graded"}
-    assert all(r.score == 100 for r in summary.results if r.student != "s-oom")
+    assert all(r.score == VECTORS.total for r in summary.results if r.student != "s-oom")
     victim = next(r for r in summary.results if r.student == "s-oom")
     assert "killed twice" in victim.reason

@@ -18,10 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.bundles.h2_attention import samples as sample_cohort
 from autograder.spec import REPO
-from tests.support.h2 import SPEC
 from tests.support.skips import AS_ROOT, needs
+from tests.support.vectors import BUNDLES, VECTORS, submit
 
 pytestmark = pytest.mark.slow
 NOBODY = 65534
@@ -41,8 +40,7 @@ def test_a_current_folder_the_user_cannot_enter_is_one_line_and_exit_2():
         home = base / "home"  # a 0700 home of another user (root), as /root is
         home.mkdir(mode=0o700)
         root = base / "course"
-        (correct,) = [v for v in sample_cohort.VARIANTS if v.name == "correct"]
-        sample_cohort.build_submission(root, "s1", correct)
+        submit(root, "s1")
         for path in [root, *root.rglob("*")]:
             os.chown(path, NOBODY, NOBODY)
         before = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
@@ -50,8 +48,8 @@ def test_a_current_folder_the_user_cannot_enter_is_one_line_and_exit_2():
                "PYTHONPATH": os.pathsep.join([str(REPO), str(purelib)])}
         done = subprocess.run(
             ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-             str(SYSTEM_PYTHON), "-m", "autograder", "autograde", SPEC.name, "--root", str(root),
-             "--no-progress"],
+             str(SYSTEM_PYTHON), "-m", "autograder", "autograde", VECTORS.name,
+             "--assignments", str(BUNDLES), "--root", str(root), "--no-progress"],
             env=env, cwd=home, capture_output=True, text=True, timeout=300, check=False)
         assert done.returncode == 2, done.stdout + done.stderr[-3000:]
         (line,) = done.stderr.strip().splitlines()
