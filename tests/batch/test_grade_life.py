@@ -15,24 +15,35 @@ import sqlite3
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON
+from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, TIMESTAMP_TXT
+from autograder.batch import receipts
 from autograder.batch.lateness import NOT_JUDGED
-from autograder.bundles.h2_attention.samples import VARIANTS, build_submission, on_time
 from autograder.spec import REPO
 from tests.support.commands import interruptible
-from tests.support.h2 import SPEC
+from tests.support.vectors import BUNDLES, REFERENCE, VECTORS, submit
 
 pytestmark = pytest.mark.slow
 
-ASSIGNMENT = SPEC.name
+ASSIGNMENT = VECTORS.name  # the small test bundle: a grade's life is the engine's, not H2's
 COHORT = "demo-2026"
 DUE = "2026-12-14 23:59:00 UTC"
-FAST = ["--no-progress", "--jobs", "2", "--cell-timeout", "10", "--call-timeout", "3"]
-BY_NAME = {variant.name: variant for variant in VARIANTS}
+DUE_AT = datetime(2026, 12, 14, 23, 59, tzinfo=UTC)
+FAST = ["--no-progress", "--jobs", "2", "--cell-timeout", "10", "--call-timeout", "3",
+        "--assignments", str(BUNDLES)]
+LOOPS = REFERENCE | {"normalize": "def normalize(a):\n    while True:\n        pass\n"}
+
+
+def hand_in(root: Path, student: str, when: datetime | None = None,
+            functions: dict[str, str] = REFERENCE) -> None:
+    """A submission of the vectors bundle, with nbgrader's timestamp.txt when ``when``."""
+    folder = submit(root, student, functions)
+    if when is not None:
+        (folder / TIMESTAMP_TXT).write_text(receipts.time_text(when), encoding="utf-8")
 
 
 def autograde(root: Path, *args: str) -> subprocess.CompletedProcess:
@@ -55,14 +66,14 @@ def extra(root: Path, student: str) -> dict:
 
 def test_the_late_student_stays_late_and_student_keeps_every_row(tmp_path):
     root = tmp_path / "demo"
-    build_submission(root, "a-on-time", BY_NAME["correct"], COHORT, on_time(0, 1))
-    build_submission(root, "b-late", BY_NAME["late"], COHORT)
+    hand_in(root, "a-on-time", DUE_AT - timedelta(hours=1))
+    hand_in(root, "b-late", DUE_AT + timedelta(days=1))
 
     first = autograde(root, "--cohort", COHORT, "--due", DUE)  # the Makefile's demo command
     assert "remembered in" in first.stdout
     assert f"1 late (due {DUE}); cohort {COHORT}" in first.stdout
     assert json.loads((root / "course.json").read_text())[ASSIGNMENT] == {
-        "cohort": COHORT, "due": DUE}
+        "cohort": COHORT, "due": DUE, "bundle": str(BUNDLES / ASSIGNMENT)}  # found outside
 
     plain = autograde(root)  # the README's TA command, in the same root: nothing regraded
     assert "(0 assessed in this run, 2 unchanged" in plain.stdout
@@ -104,9 +115,9 @@ def slow_root(tmp_path_factory) -> Path:
     the pool waits for work and the other grades (where the traceback used to come from)."""
     root = tmp_path_factory.mktemp("interrupt")
     for number in range(6):
-        build_submission(root, f"s{number}", BY_NAME["correct"])
-    build_submission(root, "z-loop-1", BY_NAME["infinite_loop"])
-    build_submission(root, "z-loop-2", BY_NAME["infinite_loop"])
+        hand_in(root, f"s{number}")
+    hand_in(root, "z-loop-1", functions=LOOPS)
+    hand_in(root, "z-loop-2", functions=LOOPS)
     return root
 
 
