@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,14 +16,28 @@ import pytest
 
 from autograder.base.course import RESULTS_JSON, Course
 from autograder.batch.engine import grade_course
-from autograder.bundles.h2_attention.samples import write_evidence
 from tests.support.h2 import SPEC
+from tests.support.vectors import BUNDLES, REFERENCE, VECTORS, WRONG_NORMALIZE, submit
 
-ASSIGNMENT = SPEC.name
+ASSIGNMENT = VECTORS.name  # the small test bundle: resuming is the engine's, not H2's
 
 pytestmark = pytest.mark.slow
 
-ROSTER = {"a-correct": "correct", "b-wrong-axis": "softmax_wrong_axis", "c-broken": "broken_notebook"}
+KINDS = {"correct": REFERENCE, "wrong_normalize": REFERENCE | {"normalize": WRONG_NORMALIZE},
+         "infinite_loop": REFERENCE | {"normalize": "def normalize(a):\n    while True:\n"
+                                                    "        pass\n"}}
+ROSTER = {"a-correct": "correct", "b-wrong": "wrong_normalize", "c-broken": "broken_notebook"}
+
+
+def hand_in(root: Path, roster: dict[str, str]) -> Path:
+    """Each student's submission of the vectors bundle; a broken notebook is cut in half."""
+    for student, kind in roster.items():
+        folder = submit(root, student, KINDS.get(kind, REFERENCE))
+        if kind == "broken_notebook":
+            notebook = folder / VECTORS.notebook
+            text = notebook.read_text(encoding="utf-8")
+            notebook.write_text(text[: len(text) // 2], encoding="utf-8")
+    return root
 
 
 def csv_rows(course: Course) -> list[dict[str, str]]:
@@ -30,37 +45,36 @@ def csv_rows(course: Course) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-def test_unchanged_submissions_are_skipped_and_changed_ones_regraded(tmp_path, options, course_factory):
-    course = Course(course_factory(tmp_path, ROSTER), ASSIGNMENT)
-    first = grade_course(course, options=options)
+def test_unchanged_submissions_are_skipped_and_changed_ones_regraded(tmp_path, options):
+    course = Course(hand_in(tmp_path, ROSTER), ASSIGNMENT)
+    first = grade_course(course, options=options, assignment=VECTORS)
     assert sorted(first.graded) == sorted(ROSTER) and first.skipped == []
     scores = {r.student: r.score for r in first.results}
-    assert scores["a-correct"] == 100 and scores["b-wrong-axis"] < 100
+    assert scores["a-correct"] == VECTORS.total and scores["b-wrong"] < VECTORS.total
 
-    second = grade_course(course, options=options)
+    second = grade_course(course, options=options, assignment=VECTORS)
     assert second.graded == [] and sorted(second.skipped) == sorted(ROSTER)
     assert {r.student: r.score for r in second.results} == scores
 
-    notebook = course.submitted("b-wrong-axis") / f"{ASSIGNMENT}.ipynb"
-    notebook.write_text(notebook.read_text().replace("axis=0, keepdims=True", "axis=-1, keepdims=True"))
-    write_evidence(course.submitted("b-wrong-axis"), "b-wrong-axis")  # re-running the notebook
-    third = grade_course(course, options=options)
-    assert third.graded == ["b-wrong-axis"]
-    assert {r.student: r.score for r in third.results}["b-wrong-axis"] == 100
+    shutil.rmtree(course.submitted("b-wrong"))
+    submit(tmp_path, "b-wrong")  # resubmitted, fixed
+    third = grade_course(course, options=options, assignment=VECTORS)
+    assert third.graded == ["b-wrong"]
+    assert {r.student: r.score for r in third.results}["b-wrong"] == VECTORS.total
 
-    forced = grade_course(course, options=replace(options, force=True))
+    forced = grade_course(course, options=replace(options, force=True), assignment=VECTORS)
     assert sorted(forced.graded) == sorted(ROSTER)
     assert [row["student"] for row in csv_rows(course)] == sorted(ROSTER)
 
 
-def test_a_killed_batch_loses_nothing(tmp_path, course_factory):
-    roster = {f"s{n:02d}": ("correct" if n % 2 else "softmax_wrong_axis") for n in range(8)}
+def test_a_killed_batch_loses_nothing(tmp_path):
+    roster = {f"s{n:02d}": ("correct" if n % 2 else "wrong_normalize") for n in range(8)}
     # Graded last and slow (a function that loops until its 3 s limit, three times):
     # the batch is certainly still running when the kill lands.
     roster |= {"z-loop-1": "infinite_loop", "z-loop-2": "infinite_loop"}
-    course = Course(course_factory(tmp_path, roster), ASSIGNMENT)
+    course = Course(hand_in(tmp_path, roster), ASSIGNMENT)
     command = [sys.executable, "-m", "autograder", "autograde", ASSIGNMENT, "--root", str(tmp_path),
-               "--jobs", "2", "--no-progress", "--call-timeout", "3"]
+               "--assignments", str(BUNDLES), "--jobs", "2", "--no-progress", "--call-timeout", "3"]
     grader = subprocess.Popen(command, start_new_session=True, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
@@ -80,10 +94,11 @@ def test_a_killed_batch_loses_nothing(tmp_path, course_factory):
     assert sorted(row["student"] for row in rows) == sorted(roster)  # everyone, exactly once
     assert all(row["status"] == "graded" for row in rows)
     totals = {row["student"]: float(row["total"]) for row in rows}
-    assert {totals[s] for s, v in roster.items() if v == "correct"} == {100.0}
-    assert all(totals[s] < 100.0 for s, v in roster.items() if v == "infinite_loop")
-    buggy = {totals[s] for s, v in roster.items() if v == "softmax_wrong_axis"}
-    assert len(buggy) == 1 and buggy.pop() < 100.0  # the same bug, the same grade
+    full = float(VECTORS.total)
+    assert {totals[s] for s, v in roster.items() if v == "correct"} == {full}
+    assert all(totals[s] < full for s, v in roster.items() if v == "infinite_loop")
+    buggy = {totals[s] for s, v in roster.items() if v == "wrong_normalize"}
+    assert len(buggy) == 1 and buggy.pop() < full  # the same bug, the same grade
     assert all(path.stat().st_mtime_ns == mtime for path, mtime in before.items()), (
         "work graded before the kill must not be redone"
     )
@@ -99,7 +114,7 @@ def test_a_new_gradebook_has_nbgraders_schema_version(tmp_path):
     from autograder.authoring.release import nbgrader_env
     from autograder.views import gradebook
 
-    gradebook._open(Course(tmp_path, ASSIGNMENT), ASSIGNMENT, SPEC).close()
+    gradebook._open(Course(tmp_path, SPEC.name), SPEC.name, SPEC).close()
     (stamped,) = sqlite3.connect(tmp_path / "gradebook.db").execute(
         "SELECT version_num FROM alembic_version").fetchone()
     with _temp_alembic_ini("sqlite:////tmp/gradebook.db") as ini:
