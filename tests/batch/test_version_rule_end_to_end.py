@@ -1,32 +1,39 @@
 """The course's version rule through the real `autograde` (issue 37): a student who
 submitted on time and then resubmitted late is graded under each rule, and every output says
-which version counted. Student ``a`` was weaker on time (78) than late after the penalty
-(100 - 10 = 90); student ``b`` was better on time (100) than late (90)."""
+which version counted. On the small vectors bundle (10 points; the version rule is the
+engine's): student ``a`` was weaker on time (6: a wrong ``normalize``) than late after the
+penalty (10 - 1 = 9); student ``b`` was better on time (10) than late (9)."""
 
 from __future__ import annotations
 
 import shutil
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from autograder.base.course import RESULTS_JSON, Course
-from autograder.batch import versions
-from autograder.bundles.h2_attention.samples import DEMO_DUE, VARIANTS, build_submission
+from autograder.base.course import RESULTS_JSON, TIMESTAMP_TXT, Course
+from autograder.batch import receipts, versions
 from autograder.results.result import load
 from tests.support.commands import autograde_ok, grades_rows
-from tests.support.h2 import SPEC
+from tests.support.vectors import BUNDLES, REFERENCE, VECTORS, WRONG_NORMALIZE, submit
 
 pytestmark = pytest.mark.slow
 
+DEMO_DUE = datetime(2026, 12, 14, 23, 59, tzinfo=UTC)
 DUE = f"{DEMO_DUE:%Y-%m-%d %H:%M} UTC"
-BY_NAME = {variant.name: variant for variant in VARIANTS}
 ON_TIME = DEMO_DUE - timedelta(hours=2)
+LATE = DEMO_DUE + timedelta(hours=26)  # two started days: 5% a day of 10 points is 1 point
+WEAKER = REFERENCE | {"normalize": WRONG_NORMALIZE}  # 6 of 10
 
 
 def _autograde(root: Path, *args: str) -> str:
-    return autograde_ok(root, SPEC.name, *args)
+    return autograde_ok(root, VECTORS.name, "--assignments", str(BUNDLES), *args)
+
+
+def _hand_in(root: Path, student: str, when: datetime, functions: dict[str, str]) -> None:
+    folder = submit(root, student, functions)
+    (folder / TIMESTAMP_TXT).write_text(receipts.time_text(when), encoding="utf-8")
 
 
 def _rows(course: Course) -> dict[str, dict[str, str]]:
@@ -35,7 +42,7 @@ def _rows(course: Course) -> dict[str, dict[str, str]]:
 
 def _resubmit_late(root: Path, course: Course, student: str) -> None:
     shutil.rmtree(course.submitted(student))  # as nbgrader collect --update replaces it
-    build_submission(root, student, BY_NAME["late"])  # correct, 26 h late: 2 started days
+    _hand_in(root, student, LATE, REFERENCE)  # correct, 26 h late: 2 started days
 
 
 def _counted(course: Course, student: str) -> tuple[float, str, str]:
@@ -48,9 +55,9 @@ def graded(tmp_path_factory) -> dict:
     """One root through four runs: on time; late resubmissions under newest; last_on_time
     (--force: the kept versions are graded again); best_after_penalty (nothing regraded)."""
     root = tmp_path_factory.mktemp("versions") / "course"
-    build_submission(root, "a", BY_NAME["no_evidence"], submitted_at=ON_TIME)
-    build_submission(root, "b", BY_NAME["correct"], submitted_at=ON_TIME)
-    course = Course(root, SPEC.name)
+    _hand_in(root, "a", ON_TIME, WEAKER)
+    _hand_in(root, "b", ON_TIME, REFERENCE)
+    course = Course(root, VECTORS.name)
     said = {"first": _autograde(root, "--due", DUE, "--late-policy", "5%/day")}
     on_time = {s: versions.kept(course, s)[0].short for s in "ab"}
     for student in "ab":
@@ -78,7 +85,7 @@ def test_every_version_is_kept_with_its_own_result(graded):
         assert [v.short for v in kept] == [graded["on_time"][student], graded["late"][student]]
         assert all(load(v.results_json) is not None for v in kept)
         assert kept[0].submitted_at.startswith(f"{graded_time(ON_TIME)}")
-    assert load(versions.kept(course, "a")[0].results_json).parts_score == 78
+    assert load(versions.kept(course, "a")[0].results_json).parts_score == 6
 
 
 def graded_time(moment) -> str:  # noqa: ANN001
@@ -86,33 +93,33 @@ def graded_time(moment) -> str:  # noqa: ANN001
 
 
 def test_newest_penalises_the_late_resubmission(graded):
-    assert graded["newest"]["a"] == (90, graded["late"]["a"], "newest")
-    assert graded["newest"]["b"] == (90, graded["late"]["b"], "newest")
+    assert graded["newest"]["a"] == (9, graded["late"]["a"], "newest")
+    assert graded["newest"]["b"] == (9, graded["late"]["b"], "newest")
     # Two versions: the page says which counted, and what the earlier one scored.
     assert "counts (the course grades the newest submission" in graded["newest_page"]
-    assert "an earlier one of" in graded["newest_page"] and "scored 78" in graded["newest_page"]
+    assert "an earlier one of" in graded["newest_page"] and "scored 6" in graded["newest_page"]
 
 
 def test_last_on_time_grades_the_on_time_version(graded):
-    assert graded["last"]["a"] == (78, graded["on_time"]["a"], "last_on_time")
-    assert graded["last"]["b"] == (100, graded["on_time"]["b"], "last_on_time")
+    assert graded["last"]["a"] == (6, graded["on_time"]["a"], "last_on_time")
+    assert graded["last"]["b"] == (10, graded["on_time"]["b"], "last_on_time")
     assert "version rule of" in graded["said"]["last"] and "last_on_time" in graded["said"]["last"]
     rows = graded["last_rows"]
-    assert (rows["a"]["total"], rows["a"]["late"], rows["a"]["late_penalty"]) == ("78", "no", "0")
+    assert (rows["a"]["total"], rows["a"]["late"], rows["a"]["late_penalty"]) == ("6", "no", "0")
     assert rows["a"]["counted_version"] == f"{graded_time(ON_TIME)} UTC"
     assert list(rows["a"])[-1] == "counted_version"
     page = graded["last_page"]
     assert f"Your submission of {ON_TIME:%Y-%m-%d %H:%M} UTC counts (the course grades the " \
            "last on-time submission)" in page
-    assert "a later one of" in page and "scored 90 after its late penalty" in page
+    assert "a later one of" in page and "scored 9 after its late penalty" in page
 
 
 def test_best_after_penalty_takes_the_higher_either_way(graded):
-    assert graded["best"]["a"] == (90, graded["late"]["a"], "better_after_penalty")
-    assert graded["best"]["b"] == (100, graded["on_time"]["b"], "better_after_penalty")
+    assert graded["best"]["a"] == (9, graded["late"]["a"], "better_after_penalty")
+    assert graded["best"]["b"] == (10, graded["on_time"]["b"], "better_after_penalty")
     rows = graded["best_rows"]
-    assert (rows["a"]["total"], rows["a"]["late"], rows["a"]["late_penalty"]) == ("90", "yes", "10")
-    assert (rows["b"]["total"], rows["b"]["late"]) == ("100", "no")
+    assert (rows["a"]["total"], rows["a"]["late"], rows["a"]["late_penalty"]) == ("9", "yes", "1")
+    assert (rows["b"]["total"], rows["b"]["late"]) == ("10", "no")
     assert "scored higher after the late penalty" in graded["best_page"]
     # Remembered, and nothing graded again: every version's result was current.
     assert "0 assessed in this run, 2 unchanged" in graded["said"]["best"]
@@ -122,4 +129,4 @@ def test_the_rule_is_remembered_by_the_root(graded):
     import json
 
     settings = json.loads((graded["course"].root / "course.json").read_text())
-    assert settings[SPEC.name]["version_rule"] == "best_after_penalty"
+    assert settings[VECTORS.name]["version_rule"] == "best_after_penalty"
