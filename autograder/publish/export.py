@@ -31,7 +31,7 @@ from autograder.batch.root_lock import RootBusy, hold
 from autograder.publish.views import NBGRADER_EXPORT
 from autograder.publish.views import nbgrader_export as write
 from autograder.results import root_settings
-from autograder.results.result import load
+from autograder.results.result import load, saved_results
 from autograder.views.gradebook import GradebookError
 
 if TYPE_CHECKING:
@@ -94,7 +94,6 @@ def export_root(course: Course, assignment: Assignment, canvas: CanvasSettings,
     from autograder.integrations.lms.files import settings_data, write_files
     from autograder.report.summary import write_summary
     from autograder.views.nbgrader_feedback import write_feedback
-    from autograder.views.outputs import saved_results
 
     read_in_formgrader(course, assignment)  # a score entered there since: in every file below
     target = course.root / NBGRADER_EXPORT

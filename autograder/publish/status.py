@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from autograder.assignments.arguments import add_graded_root_arguments, graded_course
 from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.results import root_settings
-from autograder.results.result import STATUS_ERROR, STATUS_GRADED, SubmissionResult
+from autograder.results.result import STATUS_ERROR, STATUS_GRADED, SubmissionResult, saved_results
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -135,9 +135,8 @@ def _bytes(path: Path) -> bytes | None:
 def gradebook_disagrees(course: Course) -> list[str]:
     """The graded students whose score in the gradebook, as ``nbgrader export`` computes it
     (its own export plugin), differs from their results.json."""
-    # publish.views (1.3 ms), views.outputs (NumPy, 85 ms): not at a command's start
+    # publish.views (1.3 ms): not at a command's start
     from autograder.publish.views import nbgrader_export
-    from autograder.views.outputs import saved_results
 
     with tempfile.TemporaryDirectory() as scratch:
         target = Path(scratch) / "export.csv"
@@ -156,9 +155,6 @@ def gradebook_disagrees(course: Course) -> list[str]:
 
 def status_lines(course: Course, assignment: Assignment) -> list[str]:
     """What ``status`` prints for ``course``."""
-    # views.outputs (NumPy, 85 ms): not at a command's start
-    from autograder.views.outputs import saved_results
-
     settings = root_settings.load(course.root, course.assignment)
     students = course.students()
     results = {result.student: result for result in saved_results(course)}

@@ -71,13 +71,9 @@ def _feedback_copies(course: Course, assignment: Assignment, students: list[str]
 
 def _lms_files(course: Course, assignment: Assignment, done: Published) -> None:
     # the LMS files (NumPy, 65 ms), report.summary (400 ms): not at a command's start
-    from autograder.integrations.lms.files import (
-        FILE_NAMES,
-        saved_results,
-        settings_from,
-        write_files,
-    )
+    from autograder.integrations.lms.files import FILE_NAMES, settings_from, write_files
     from autograder.report.summary import SUMMARY_MD, write_summary
+    from autograder.results.result import saved_results
 
     summary = (course.root / SUMMARY_MD).is_file()
     existing = [name for name in FILE_NAMES if (course.root / name).is_file()]

@@ -5,23 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.base.course import RESULTS_JSON, Course
+from autograder.base.course import Course
 from autograder.base.wording import plural
 from autograder.batch.lateness import NOT_JUDGED, SOURCE_CLAIM_ONLY
 from autograder.report.statistics import held_back_students, misconception_counts
 from autograder.results import note_codes
-from autograder.results.result import STATUS_GRADED, SubmissionResult, load, write_atomically
+from autograder.results.result import (
+    STATUS_GRADED,
+    SubmissionResult,
+    saved_results,
+    write_atomically,
+)
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
 
 SUMMARY_MD = "summary.md"
-
-
-def cohort_results(course: Course) -> list[SubmissionResult]:
-    """Every saved result of the course, by student."""
-    found = (load(course.autograded(s) / RESULTS_JSON) for s in course.students())
-    return [result for result in found if result is not None]
 
 
 def render_summary(course: Course, results: list[SubmissionResult], assignment: Assignment,
@@ -88,6 +87,6 @@ def write_summary(course: Course, assignment: Assignment,
     ``results``: the course's saved results, when the caller has read them already."""
     path = course.root / SUMMARY_MD
     if results is None:
-        results = cohort_results(course)
+        results = saved_results(course)
     write_atomically(path, render_summary(course, results, assignment))
     return path

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.results import migrate
 from autograder.results.message import CARRIED_FORWARD, Message
 
@@ -303,6 +304,12 @@ def write_atomically(path: Path, text: str) -> None:
 def save(result: SubmissionResult, path: Path) -> None:
     """Write ``results.json`` atomically."""
     write_atomically(path, json.dumps(result.to_gradescope(), indent=2, allow_nan=False) + "\n")
+
+
+def saved_results(course: Course) -> list[SubmissionResult]:
+    """Every saved result of the course root, by student (an unreadable one left out)."""
+    found = (load(course.autograded(student) / RESULTS_JSON) for student in course.students())
+    return [result for result in found if result is not None]
 
 
 def load(path: Path) -> SubmissionResult | None:

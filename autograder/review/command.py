@@ -37,10 +37,10 @@ from autograder.batch.root_lock import RootBusy, hold
 from autograder.batch.versions import graded_files
 from autograder.report.command import add_root_assignment_arguments
 from autograder.results.decisions import DecisionError, Decisions
-from autograder.results.result import SubmissionResult, load
+from autograder.results.result import SubmissionResult, load, saved_results
 from autograder.views.gradebook import GradebookError, clear_manual_score
 from autograder.views.graded_notebook import text_to_judge
-from autograder.views.outputs import import_formgrader, result_path, rewrite_student, saved_results
+from autograder.views.outputs import import_formgrader, result_path, rewrite_student
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment

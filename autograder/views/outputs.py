@@ -18,19 +18,13 @@ from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course, parse_ti
 from autograder.results import decisions as decided
 from autograder.results import late_policy
 from autograder.results.late_policy import LatePolicy
-from autograder.results.result import STATUS_ERROR, SubmissionResult, load, save
+from autograder.results.result import STATUS_ERROR, SubmissionResult, load, save, saved_results
 from autograder.views import feedback_page, grades_csv
 from autograder.views import gradebook as book
 from autograder.views.gradebook import manual_scores
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
-
-
-def saved_results(course: Course) -> list[SubmissionResult]:
-    """Every saved result of the course root, by student."""
-    found = (load(course.autograded(student) / RESULTS_JSON) for student in course.students())
-    return [result for result in found if result is not None]
 
 
 def rewrite_student(course: Course, result: SubmissionResult, decisions: decided.Decisions,

@@ -254,7 +254,8 @@ def test_a_decision_after_feedback_and_export_reaches_every_copy(round_trip):
     """Issue 37: after `review set`, the feedback copies release_feedback sends, the Canvas and
     Moodle files, summary.md and nbgrader's export kept the old total (78 vs 80)."""
     from autograder.base.course import Course
-    from autograder.report.summary import cohort_results, render_summary
+    from autograder.report.summary import render_summary
+    from autograder.results.result import saved_results
     from autograder.views.nbgrader_feedback import feedback_page
 
     a = round_trip.a
@@ -275,7 +276,7 @@ def test_a_decision_after_feedback_and_export_reaches_every_copy(round_trip):
     with (a.root / moodle.FILE_NAME).open(newline="", encoding="utf-8") as handle:
         assert dict(list(csv.reader(handle))[1:])["a2"] == total
     assert float(read_csv(a.root / "nbgrader-export.csv")["a2"]["score"]) == float(total)
-    assert (a.root / "summary.md").read_text() == render_summary(course, cohort_results(course), SPEC)
+    assert (a.root / "summary.md").read_text() == render_summary(course, saved_results(course), SPEC)
 
     # `cohort grade` ends as `autograde` does: every copy rewritten, and said.
     said: list[str] = []

@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from autograder.base.course import RESULTS_JSON, Course
+from autograder.base.course import Course
 from autograder.integrations.lms import canvas, moodle
 from autograder.integrations.lms.canvas import CanvasSettings
 from autograder.integrations.lms.grades import LeftOut, LmsGrade, split
 from autograder.integrations.lms.moodle import MoodleSettings
-from autograder.results.result import SubmissionResult, load
+from autograder.results.result import SubmissionResult, saved_results
 
 FILE_NAMES = (canvas.FILE_NAME, moodle.FILE_NAME)
 
@@ -27,12 +27,6 @@ class LmsFiles:
     moodle: Path
     grades: list[LmsGrade]
     left_out: list[LeftOut]  # students with no grade to import into an LMS
-
-
-def saved_results(course: Course) -> list[SubmissionResult]:
-    """Every saved result of the course root, by student."""
-    found = (load(course.autograded(student) / RESULTS_JSON) for student in course.students())
-    return [result for result in found if result is not None]
 
 
 def write_files(course: Course, canvas_settings: CanvasSettings,
