@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Iterator
 
 import dask
 import pytest
@@ -31,7 +32,11 @@ class Replacing:
             self.cluster.scale(1)
 
 
-def test_a_result_lost_with_its_worker_is_computed_again_on_a_replacement(monkeypatch):
+@pytest.fixture
+def lost_result(monkeypatch) -> Iterator[tuple]:  # noqa: ANN001
+    """A task computed on a cluster's only worker, which is then killed before its result is
+    fetched, and no worker comes back by itself (as a lost Slurm job): (cluster, client,
+    future)."""
     monkeypatch.setattr(executor, "RESULT_WAIT", 0.5)
     with dask.config.set({"distributed.worker.daemon": False}), LocalCluster(
         n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
@@ -41,11 +46,16 @@ def test_a_result_lost_with_its_worker_is_computed_again_on_a_replacement(monkey
         future = client.submit(sum, [1, 2, 3], pure=False)
         while future.status != "finished":  # computed, its result still on the worker
             time.sleep(0.05)
-        cluster.scale(0)  # no worker comes back by itself (as a lost Slurm job)
+        cluster.scale(0)
         os.kill(pid, signal.SIGKILL)
-        watch = Replacing(cluster)
-        assert executor._result(future, client, watch) == 6
-        assert watch.checks and watch.checks[0] == 0
+        yield cluster, client, future
+
+
+def test_a_result_lost_with_its_worker_is_computed_again_on_a_replacement(lost_result):
+    cluster, client, future = lost_result
+    watch = Replacing(cluster)
+    assert executor._result(future, client, watch) == 6
+    assert watch.checks and watch.checks[0] == 0
 
 
 class GivingUp:
@@ -55,23 +65,13 @@ class GivingUp:
         raise ClusterError("Slurm job 8 lost its node (NODE_FAIL, ...); no replacement is left")
 
 
-def test_a_watch_that_gives_up_while_a_result_is_fetched_stops_the_batch(monkeypatch):
+def test_a_watch_that_gives_up_while_a_result_is_fetched_stops_the_batch(lost_result):
     """The batch stops with the watch's line, not a grader error for the student whose result
     was being fetched (the line was lost, and the batch waited out pending_timeout)."""
-    monkeypatch.setattr(executor, "RESULT_WAIT", 0.5)
-    with dask.config.set({"distributed.worker.daemon": False}), LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address="127.0.0.1:0", silence_logs=50,
-    ) as cluster, Client(cluster, set_as_default=False) as client:
-        (pid,) = client.run(os.getpid).values()
-        future = client.submit(sum, [1, 2, 3], pure=False)
-        while future.status != "finished":
-            time.sleep(0.05)
-        cluster.scale(0)
-        os.kill(pid, signal.SIGKILL)
-        with pytest.raises(ClusterError, match="NODE_FAIL"):
-            executor.fetch(future, client, GivingUp(), "twice")
-        failing = client.submit(int, "not a number", pure=False)
-        cluster.scale(1)
-        assert executor.fetch(failing, client, Replacing(cluster), "twice") == (
-            None, "ValueError: invalid literal for int() with base 10: 'not a number'")
+    cluster, client, future = lost_result
+    with pytest.raises(ClusterError, match="NODE_FAIL"):
+        executor.fetch(future, client, GivingUp(), "twice")
+    failing = client.submit(int, "not a number", pure=False)
+    cluster.scale(1)
+    assert executor.fetch(failing, client, Replacing(cluster), "twice") == (
+        None, "ValueError: invalid literal for int() with base 10: 'not a number'")
