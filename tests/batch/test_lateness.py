@@ -19,8 +19,8 @@ from autograder.batch import receipts
 from autograder.batch.lateness import SOURCE_CLAIM_ONLY, TOLERANCE, decide, span
 from autograder.grading.submission import content_hash
 from autograder.integrations.cohorts.arrival import REACHED_EXCHANGE, _extra_time
-from tests.support.h2 import SPEC
 from tests.support.skips import install
+from tests.support.vectors import VECTORS as SPEC
 
 NOTEBOOK = SPEC.notebook
 

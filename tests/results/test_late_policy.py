@@ -10,7 +10,7 @@ import pytest
 
 from autograder.results.late_policy import LatePolicy, LatePolicyError, apply, from_table, parse
 from autograder.results.result import STATUS_GRADED, PartResult, SubmissionResult
-from tests.support.h2 import SPEC
+from tests.support.vectors import VECTORS as SPEC
 
 DUE = datetime(2026, 12, 14, 23, 59, tzinfo=UTC)
 POLICY = LatePolicy(percent=10, per="day", cap=30, grace_minutes=15)

@@ -14,7 +14,7 @@ from pathlib import Path
 from autograder.base.course import TIMESTAMP_TXT, Course
 from autograder.batch import receipts
 from autograder.integrations.cohorts import arrival
-from tests.support.h2 import SPEC
+from tests.support.vectors import VECTORS as SPEC
 
 NOTEBOOK = SPEC.notebook
 
@@ -98,10 +98,11 @@ def test_received_needs_a_zone_and_a_zip(tmp_path):
 def test_collect_refuses_a_damaged_receipts_file(tmp_path):
     from tests.integrations.cohorts.test_cohort_cli import cohort_cli, fake_release, write_config
     from tests.support.cli import one_line_error
+    from tests.support.h2 import H2  # the cohort configuration those helpers write is H2's
 
     config = write_config(tmp_path)
     cohort = fake_release(config)
-    path = receipts.path_for(cohort.root, SPEC.name)
+    path = receipts.path_for(cohort.root, H2.name)
     path.parent.mkdir()
     path.write_text('{"format": "something else"}')
     line = one_line_error(cohort_cli(config, "collect", "fall-a"))
