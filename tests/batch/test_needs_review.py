@@ -1,59 +1,62 @@
 """A person looks at what could not be graded and at code that reached for the grading
-machine's files (real submissions through ``grade_course``)."""
+machine's files (real submissions of the small `vectors` bundle through ``grade_course``:
+review is the engine's, whatever the assignment)."""
 
 from __future__ import annotations
 
 import csv
 import json
-from pathlib import Path
 
-import nbformat
 import pytest
 
-import solutions
 from autograder.base.course import RESULTS_JSON, Course
 from autograder.batch.engine import grade_course
-from autograder.bundles.h2_attention.samples import set_cell
 from autograder.grading.grade_one import REACHED_OUT_CELL, REACHED_OUT_FUNCTION
-from tests.support.h2 import SPEC
 from tests.support.said import said
+from tests.support.vectors import BUNDLES, REFERENCE, VECTORS, solved_notebook, submit
 
 pytestmark = pytest.mark.slow
 
-ROSTER = {"a-correct": "correct", "b-broken": "broken_notebook", "c-reads": "reads_reference",
-          "d-reads-when-called": "correct", "e-broken-no-evidence": "broken_notebook"}
 CELL = REACHED_OUT_CELL  # the notes, as the grader words them for the student
 FUNCTION = REACHED_OUT_FUNCTION
+TARGET = BUNDLES / "vectors" / "reference.py"  # the reference, a file of the grading machine
+STUDENTS = ["a-correct", "b-broken", "c-reads", "d-reads-when-called"]
 
 
-def reads_reference_when_called(folder: Path) -> None:
-    """stable_softmax opens the reference each time it is called (not in a cell)."""
-    target = Path(solutions.__file__).with_name("attention.py")
-    path = folder / SPEC.notebook
-    notebook = nbformat.read(path, as_version=4)
-    set_cell(notebook, "stable_softmax", lambda source: source.replace(
-        '    """\n', f'    """\n    open({str(target)!r}).read()\n', 1))
-    nbformat.write(notebook, path)
+def _write(course: Course, student: str, notebook: dict | str) -> None:
+    folder = submit(course.root, student)
+    text = notebook if isinstance(notebook, str) else json.dumps(notebook)
+    (folder / VECTORS.notebook).write_text(text, encoding="utf-8")
 
 
-def test_ungradable_and_reaching_out_go_to_review(tmp_path, options, course_factory):
-    course = Course(course_factory(tmp_path, ROSTER), SPEC.name)
-    reads_reference_when_called(course.submitted("d-reads-when-called"))
-    # Without an evidence file no evidence section asks for review: only the status can.
-    (course.submitted("e-broken-no-evidence") / SPEC.evidence_file).unlink()
-    summary = grade_course(course, options=options)
+def test_ungradable_and_reaching_out_go_to_review(tmp_path, options):
+    course = Course(tmp_path, VECTORS.name)
+    submit(course.root, "a-correct")
+    whole = json.dumps(solved_notebook(REFERENCE))
+    _write(course, "b-broken", whole[: len(whole) // 2])  # the notebook's JSON cut off
+    reads = solved_notebook(REFERENCE)  # a cell that tries to run the reference's file
+    reads["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [],
+                           "execution_count": None,
+                           "source": f"exec(open({str(TARGET)!r}).read())  # if it can be read"})
+    _write(course, "c-reads", reads)
+    when_called = REFERENCE | {"normalize": REFERENCE["normalize"].replace(
+        "    length = ", f"    open({str(TARGET)!r}).read()\n    length = ", 1)}
+    assert when_called != REFERENCE
+    _write(course, "d-reads-when-called", solved_notebook(when_called))
+
+    summary = grade_course(course, options=options, assignment=VECTORS)
     results = {r.student: r for r in summary.results}
     with course.grades_csv().open(newline="") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
     saved = {s: json.loads((course.autograded(s) / RESULTS_JSON).read_text())["extra_data"]
-             for s in ROSTER}
+             for s in STUDENTS}
 
-    for broken in ("b-broken", "e-broken-no-evidence"):
-        assert results[broken].status == "ungradable", broken
-        assert rows[broken]["needs_review"] == "yes" and saved[broken]["needs_review"] is True
+    # no evidence file in this bundle: only the status asks for review
+    assert results["b-broken"].status == "ungradable"
+    assert rows["b-broken"]["needs_review"] == "yes" and saved["b-broken"]["needs_review"] is True
 
     reads = results["c-reads"]
-    assert reads.status == "graded" and reads.score == 100  # reading failed; nothing gained
+    assert reads.status == "graded" and reads.score == VECTORS.total  # reading failed; nothing gained
     assert any("<path>" in note for note in said(reads.notes))  # the path itself never shows
     assert CELL in said(reads.notes) and CELL in reads.reason
     assert {"text": CELL, "code": "reached_out_cell", "review": True}.items() <= next(
@@ -61,7 +64,7 @@ def test_ungradable_and_reaching_out_go_to_review(tmp_path, options, course_fact
     assert rows["c-reads"]["needs_review"] == "yes" and saved["c-reads"]["needs_review"] is True
 
     when_called = results["d-reads-when-called"]
-    assert when_called.part("stable_softmax").points == 0
+    assert when_called.part("normalize").points == 0
     assert FUNCTION in said(when_called.notes) and when_called.needs_review
     assert CELL not in said(when_called.notes)
 
