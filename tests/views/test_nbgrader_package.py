@@ -31,8 +31,8 @@ def test_gradebook_opens_without_the_jupyter_server(tmp_path: Path) -> None:
         from pathlib import Path
         from autograder.base.course import Course
         from autograder.views import gradebook
-        from tests.support.h2 import H2
-        gradebook._open(Course(Path({str(tmp_path)!r}), "a1"), "a1", H2).close()
+        from tests.support.vectors import VECTORS
+        gradebook._open(Course(Path({str(tmp_path)!r}), "a1"), "a1", VECTORS).close()
         import nbgrader, nbgrader._version
         from nbgrader.api import Gradebook
         with Gradebook(Course(Path({str(tmp_path)!r}), "a1").db_url) as book:
