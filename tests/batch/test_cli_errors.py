@@ -17,7 +17,9 @@ from tests.support.cli import one_line_error
 from tests.support.h2 import SPEC
 from tests.support.vectors import BUNDLES, VECTORS, submit
 
-ASSIGNMENT = SPEC.name
+ASSIGNMENT = VECTORS.name  # the small test bundle: a TA's mistakes are the engine's, not H2's
+KNOWN = SPEC.name  # the package's assignment: what the registry knows without --assignments
+FOUND = ["--assignments", str(BUNDLES)]  # where the command finds ASSIGNMENT
 FAST = ["--no-progress", "--jobs", "2", "--cell-timeout", "10", "--call-timeout", "5"]
 
 
@@ -38,26 +40,26 @@ def course(tmp_path: Path) -> Path:
 
 def test_a_root_that_does_not_exist(tmp_path):
     missing = tmp_path / "nope"
-    line = one_line_error(autograde(ASSIGNMENT, "--root", str(missing)))
+    line = one_line_error(autograde(ASSIGNMENT, "--root", str(missing), *FOUND))
     assert line == (f"error: course root {missing} does not exist: pass --root <the folder that "
                     "holds submitted/> (default: the current directory)")
 
 
 def test_a_root_that_is_a_file(tmp_path):
     (tmp_path / "grades.csv").write_text("")
-    line = one_line_error(autograde(ASSIGNMENT, "--root", str(tmp_path / "grades.csv")))
+    line = one_line_error(autograde(ASSIGNMENT, "--root", str(tmp_path / "grades.csv"), *FOUND))
     assert "is not a folder" in line
 
 
 def test_a_root_without_submissions(tmp_path):
-    line = one_line_error(autograde(ASSIGNMENT, "--root", str(tmp_path)))
+    line = one_line_error(autograde(ASSIGNMENT, "--root", str(tmp_path), *FOUND))
     assert f"no submissions in {tmp_path / 'submitted'}/<student>/{ASSIGNMENT}/" in line
     assert "nbgrader collect" in line
 
 
 def test_an_unknown_student(course):
     line = one_line_error(autograde(ASSIGNMENT, "--root", str(course), "--student", "nobody",
-                                    "--student", "s1", *FAST))
+                                    "--student", "s1", *FOUND, *FAST))
     assert line == (f"error: no submission for nobody in {course / 'submitted'}/<student>/"
                     f"{ASSIGNMENT}/ (students with one: s1); check the id or collect it first")
     assert not (course / "autograded").exists(), "nothing is graded when a student is unknown"
@@ -75,7 +77,8 @@ def test_an_unknown_student(course):
     (["extra-assignment"], "unrecognized arguments: extra-assignment"),
 ])
 def test_bad_options(course, flags, says):
-    line = one_line_error(autograde(ASSIGNMENT, "--root", str(course), *flags, *FAST[:1]))
+    line = one_line_error(autograde(ASSIGNMENT, "--root", str(course), *FOUND, *flags,
+                                    *FAST[:1]))
     assert says in line
     assert "autograde --help" in line
     assert not (course / "autograded").exists()
@@ -86,7 +89,7 @@ def test_the_summary_adds_up(tmp_path):
     root = tmp_path / "course"  # of the small vectors bundle: the summary is the engine's
     submit(root, "good")
     (root / "submitted" / "empty" / VECTORS.name).mkdir(parents=True)  # no notebook: ungradable
-    args = (VECTORS.name, "--root", str(root), "--assignments", str(BUNDLES), *FAST)
+    args = (ASSIGNMENT, "--root", str(root), *FOUND, *FAST)
     done = autograde(*args)
     assert done.returncode == 0, done.stdout + done.stderr
     first = next(line for line in done.stdout.splitlines() if " submissions: " in line)
@@ -124,7 +127,7 @@ def test_an_unknown_assignment_is_refused_with_the_known_one(command, course):
 def assert_names_the_assignments(line: str) -> None:
     """The registry's one line for an unknown name: it names the assignments there are."""
     assert line.startswith("error: no assignment called 'h3_decoder': the assignments here are ")
-    assert re.search(rf"the assignments here are [^(]*\b{ASSIGNMENT}\b", line), line
+    assert re.search(rf"the assignments here are [^(]*\b{KNOWN}\b", line), line
 
 
 def command(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
@@ -147,14 +150,14 @@ def write_bundle(folder: Path, name: str, parts: int = 2) -> Path:
 def test_assignments_lists_each_bundle_with_its_points_and_origin(tmp_path):
     folder = tmp_path / "bundles"
     write_bundle(folder, "tiny", parts=2)
-    write_bundle(folder, ASSIGNMENT, parts=1)  # a folder's copy is the one graded
+    write_bundle(folder, KNOWN, parts=1)  # a folder's copy is the one graded
     (folder / "notes").mkdir()  # not a bundle: no assignment.toml
     plain = command("assignments")
     assert plain.returncode == 0, plain.stderr
-    assert re.search(rf"^{ASSIGNMENT} +15 parts, 100 points +package$", plain.stdout, re.M)
+    assert re.search(rf"^{KNOWN} +15 parts, 100 points +package$", plain.stdout, re.M)
     listed = command("assignments", "--assignments", str(folder))
     assert listed.returncode == 0, listed.stderr
-    assert re.search(rf"^{ASSIGNMENT} +1 part, 3 points +{folder} \(in place of the "
+    assert re.search(rf"^{KNOWN} +1 part, 3 points +{folder} \(in place of the "
                      r"package's\)$", listed.stdout, re.M)
     assert re.search(rf"^tiny +2 parts, 6 points +{folder}$", listed.stdout, re.M)
     assert "notes" not in listed.stdout
@@ -198,12 +201,12 @@ def test_authoring_needs_the_assignments_source_folder(tmp_path, name):
 def test_authoring_defaults_to_the_one_assignment_with_a_source_folder(tmp_path):
     from autograder.authoring.authored import NoSource, default_assignment
 
-    assert default_assignment() == ASSIGNMENT  # the checkout's source/h2_attention
+    assert default_assignment() == KNOWN  # the checkout's source/h2_attention
     write_bundle(tmp_path / "bundles", "tiny")
-    assert default_assignment([tmp_path / "bundles"]) == ASSIGNMENT  # tiny has no source/
+    assert default_assignment([tmp_path / "bundles"]) == KNOWN  # tiny has no source/
     (tmp_path / "bundles" / "tiny" / "source").mkdir()
     with pytest.raises(NoSource, match=rf"several assignments have a source folder "
-                                       rf"\({ASSIGNMENT}, tiny\): name the one to author"):
+                                       rf"\({KNOWN}, tiny\): name the one to author"):
         default_assignment([tmp_path / "bundles"])
     line = one_line_error(command("generate-release", "--check", "--assignments",
                                   str(tmp_path / "bundles")))
@@ -213,7 +216,7 @@ def test_authoring_defaults_to_the_one_assignment_with_a_source_folder(tmp_path)
 def test_the_top_level_help_names_no_assignment():
     done = command("--help")
     assert done.returncode == 0 and "assignments" in done.stdout
-    assert ASSIGNMENT not in done.stdout and "attention" not in done.stdout.lower()
+    assert KNOWN not in done.stdout and "attention" not in done.stdout.lower()
 
 
 def test_a_missing_package_is_one_line_but_a_missing_reference_is_a_broken_checkout():
@@ -259,7 +262,7 @@ def test_a_late_policy_that_cannot_be_applied_is_refused_before_anything_is_reme
     """Issue 38: a grace past what dates hold was remembered and then broke every run of the
     root with an OverflowError traceback."""
     line = one_line_error(autograde(ASSIGNMENT, "--root", str(course), "--late-policy", policy,
-                                    "--due", "2026-12-14 23:59 UTC", *FAST))
+                                    "--due", "2026-12-14 23:59 UTC", *FOUND, *FAST))
     assert "late policy" in line and "at most" in line
     assert not (course / "course.json").exists() and not (course / "autograded").exists()
 
@@ -268,5 +271,5 @@ def test_a_remembered_policy_that_cannot_be_applied_names_the_file_and_the_fix(c
     (course / "course.json").write_text(json.dumps({ASSIGNMENT: {
         "due": "2026-12-14 23:59:00 UTC",
         "late_policy": {"percent": 10, "grace_minutes": 99999999999999}}}))
-    line = one_line_error(autograde(ASSIGNMENT, "--root", str(course), *FAST))
+    line = one_line_error(autograde(ASSIGNMENT, "--root", str(course), *FOUND, *FAST))
     assert f"{course / 'course.json'}" in line and "grace" in line and "fix or delete" in line

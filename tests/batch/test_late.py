@@ -15,11 +15,11 @@ import pytest
 from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, TIMESTAMP_TXT, Course
 from autograder.batch.engine import grade_course
 from autograder.batch.lateness import NOT_JUDGED
-from tests.support.h2 import SPEC
+from tests.support.vectors import VECTORS, submit
 
+ASSIGNMENT = VECTORS.name  # the small test bundle: lateness is the engine's, not H2's
 DUE = datetime(2026, 12, 14, 23, 59, tzinfo=UTC)
-ROSTER = {"a-on-time": "correct", "b-late": "correct", "c-no-time": "correct",
-          "d-bad-time": "correct"}
+ROSTER = ["a-on-time", "b-late", "c-no-time", "d-bad-time"]  # each with a correct submission
 MISSING = "no submission time (timestamp.txt missing): check when it was submitted"
 
 
@@ -53,15 +53,17 @@ def test_submission_time_says_why_it_has_none(tmp_path):
 
 
 @pytest.mark.slow
-def test_late_is_saved_consistently_and_follows_the_due_date(tmp_path, options, course_factory):
-    course = Course(course_factory(tmp_path, ROSTER), SPEC.name)
+def test_late_is_saved_consistently_and_follows_the_due_date(tmp_path, options):
+    for student in ROSTER:
+        submit(tmp_path, student)
+    course = Course(tmp_path, ASSIGNMENT)
     late_at = DUE + timedelta(hours=1)
     (course.submitted("a-on-time") / TIMESTAMP_TXT).write_text(
         nbgrader_timestamp(DUE - timedelta(days=1)))
     (course.submitted("b-late") / TIMESTAMP_TXT).write_text(nbgrader_timestamp(late_at))
     (course.submitted("d-bad-time") / TIMESTAMP_TXT).write_text("not a time at all")
 
-    first = grade_course(course, options=replace(options, due=DUE))
+    first = grade_course(course, options=replace(options, due=DUE), assignment=VECTORS)
     assert sorted(first.graded) == sorted(ROSTER)
     rows = csv_rows(course)
     expected = {"a-on-time": (False, "no"), "b-late": (True, "yes"),
@@ -82,13 +84,14 @@ def test_late_is_saved_consistently_and_follows_the_due_date(tmp_path, options, 
     assert MISSING in rows["c-no-time"]["reason"] and MISSING in [n["text"] for n in saved(course, "c-no-time")[0]["notes"]]
     assert "timestamp.txt is not a time" in rows["d-bad-time"]["reason"]
     assert saved(course, "c-no-time")[0]["needs_review"] is True
-    assert all(float(row["total"]) == 100 for row in rows.values())  # flagged, not penalised
+    assert all(float(row["total"]) == VECTORS.total for row in rows.values())  # flagged, not penalised
 
-    again = grade_course(course, options=replace(options, due=DUE))
+    again = grade_course(course, options=replace(options, due=DUE), assignment=VECTORS)
     assert again.graded == [] and sorted(again.skipped) == sorted(ROSTER)
     assert csv_rows(course)["b-late"]["late"] == "yes"  # a resumed batch keeps the right value
 
-    extended = grade_course(course, options=replace(options, due=late_at + timedelta(hours=1)))
+    extended = grade_course(course, options=replace(options, due=late_at + timedelta(hours=1)),
+                            assignment=VECTORS)
     assert sorted(extended.graded) == sorted(ROSTER)  # another due date: nothing saved is current
     extra, page = saved(course, "b-late")
     assert extra["late"] is False and csv_rows(course)["b-late"]["late"] == "no"
@@ -96,7 +99,7 @@ def test_late_is_saved_consistently_and_follows_the_due_date(tmp_path, options, 
 
     # Without a due date nothing is judged: late is unknown everywhere (never "no": b-late is
     # not on time), nobody goes to review, and the reason says why, apart from a missing time.
-    no_due = grade_course(course, options=options)
+    no_due = grade_course(course, options=options, assignment=VECTORS)
     rows = csv_rows(course)
     assert {row["late"] for row in rows.values()} == {"unknown"}
     assert {row["needs_review"] for row in rows.values()} == {"no"}
@@ -106,13 +109,13 @@ def test_late_is_saved_consistently_and_follows_the_due_date(tmp_path, options, 
     assert "no due date was given" in saved(course, "b-late")[1]
     assert "after the due date" not in saved(course, "b-late")[1]
     assert not any(MISSING in r.reason for r in no_due.results)
-    assert grade_course(course, options=options).graded == []  # and that result is current
+    assert grade_course(course, options=options, assignment=VECTORS).graded == []  # current
 
 
 def test_a_saved_result_reads_back_late_unknown(tmp_path):
     from autograder.results.result import SubmissionResult, load, save
 
-    result = SubmissionResult("s1", SPEC.name, "graded", late_unknown=True, due="x")
+    result = SubmissionResult("s1", ASSIGNMENT, "graded", late_unknown=True, due="x")
     save(result, Path(tmp_path) / RESULTS_JSON)
     back = load(Path(tmp_path) / RESULTS_JSON)
     assert back is not None and back.late_unknown and not back.late and back.late_label == "unknown"

@@ -22,7 +22,7 @@ from autograder.base.course import Course
 from autograder.base.nbgrader_command import nbgrader_command
 from autograder.results.result import STATUS_GRADED, PartResult, SubmissionResult
 from autograder.views import gradebook
-from tests.support.h2 import SPEC
+from tests.support.vectors import VECTORS  # the small test bundle: the gradebook is the engine's
 
 VENV_BIN = str(Path(sys.executable).parent)
 
@@ -35,8 +35,8 @@ def nbgrader_env() -> dict[str, str]:
 def result(student: str, lose: int = 0) -> SubmissionResult:
     """A graded submission: full points on every part, ``lose`` points off the first."""
     parts = [PartResult(p.name, p.points - (lose if i == 0 else 0), p.points)
-             for i, p in enumerate(SPEC.parts)]
-    return SubmissionResult(student=student, assignment=SPEC.name, status=STATUS_GRADED,
+             for i, p in enumerate(VECTORS.parts)]
+    return SubmissionResult(student=student, assignment=VECTORS.name, status=STATUS_GRADED,
                             parts=parts)
 
 
@@ -59,16 +59,17 @@ def nbgrader_head() -> str:
 def course(tmp_path: Path) -> Course:
     root = tmp_path / "course"
     root.mkdir()
-    return Course(root, SPEC.name)
+    return Course(root, VECTORS.name)
 
 
 @pytest.mark.slow
 def test_new_gradebook_is_nbgraders_own(course):
     """nbgrader upgrades it as its own (no re-stamp, no migration), opens it without running
     alembic, and `nbgrader export` reads our scores back."""
-    thread = gradebook.prepare(course, assignment=SPEC)
+    thread = gradebook.prepare(course, assignment=VECTORS)
     thread.join()
-    assert gradebook.record(course, [result("s001"), result("s002", lose=2)], assignment=SPEC) == 2
+    assert gradebook.record(course, [result("s001"), result("s002", lose=2)],
+                            assignment=VECTORS) == 2
     head = nbgrader_head()
     assert stamped_versions(course.root) == [head]
 
@@ -99,9 +100,9 @@ def test_new_gradebook_is_nbgraders_own(course):
     )
     assert done.returncode == 0, done.stderr
     rows = {row["student_id"]: row for row in csv.DictReader(export.open(encoding="utf-8"))}
-    assert float(rows["s001"]["score"]) == 100.0
-    assert float(rows["s002"]["score"]) == 98.0
-    assert float(rows["s002"]["max_score"]) == 100.0
+    assert float(rows["s001"]["score"]) == 10.0
+    assert float(rows["s002"]["score"]) == 8.0
+    assert float(rows["s002"]["max_score"]) == 10.0
 
 
 @pytest.mark.slow
@@ -113,11 +114,11 @@ def test_gradebook_made_by_nbgrader_is_used_as_it_is(course):
         env=nbgrader_env(), check=True, capture_output=True, timeout=120,
     )
     before = stamped_versions(course.root)
-    assert gradebook.record(course, [result("s001", lose=1)], assignment=SPEC) == 1
+    assert gradebook.record(course, [result("s001", lose=1)], assignment=VECTORS) == 1
     assert stamped_versions(course.root) == before
     with sqlite3.connect(course.root / "gradebook.db") as db:
         [(total,)] = db.execute("SELECT SUM(auto_score) FROM grade").fetchall()
-    assert total == 99
+    assert total == 9
 
 
 def test_record_replaces_no_function_of_nbgrader(course):
@@ -127,8 +128,8 @@ def test_record_replaces_no_function_of_nbgrader(course):
 
     nbgrader_functions = (nbgrader.api.get_alembic_version, nbgrader.dbutil.upgrade,
                           nbgrader.api.Gradebook.__init__)
-    gradebook.prepare(course, assignment=SPEC).join()
-    assert gradebook.record(course, [result("s001")], assignment=SPEC) == 1
+    gradebook.prepare(course, assignment=VECTORS).join()
+    assert gradebook.record(course, [result("s001")], assignment=VECTORS) == 1
     after = (nbgrader.api.get_alembic_version, nbgrader.dbutil.upgrade,
              nbgrader.api.Gradebook.__init__)
     assert after == nbgrader_functions
@@ -141,18 +142,18 @@ def test_record_leaves_the_environment_alone(course, monkeypatch):
     gradebook is stamped all the same: without `alembic` on PATH."""
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # a TA's PATH without the venv's bin
     environment = dict(os.environ)
-    gradebook.prepare(course, assignment=SPEC).join()
-    assert gradebook.record(course, [result("s001")], assignment=SPEC) == 1
+    gradebook.prepare(course, assignment=VECTORS).join()
+    assert gradebook.record(course, [result("s001")], assignment=VECTORS) == 1
     assert dict(os.environ) == environment
     assert len(stamped_versions(course.root)) == 1
 
 
 def test_record_is_idempotent(course):
-    gradebook.record(course, [result("s001", lose=3)], assignment=SPEC)
-    gradebook.record(course, [result("s001", lose=3)], assignment=SPEC)
+    gradebook.record(course, [result("s001", lose=3)], assignment=VECTORS)
+    gradebook.record(course, [result("s001", lose=3)], assignment=VECTORS)
     with sqlite3.connect(course.root / "gradebook.db") as db:
         assert db.execute("SELECT COUNT(*) FROM submitted_assignment").fetchone() == (1,)
-        assert db.execute("SELECT SUM(auto_score) FROM grade").fetchone() == (97,)
+        assert db.execute("SELECT SUM(auto_score) FROM grade").fetchone() == (7,)
 
 
 def _unwritable_root(tmp_path: Path, kind: str) -> Course:
@@ -165,17 +166,17 @@ def _unwritable_root(tmp_path: Path, kind: str) -> Course:
         root = tmp_path / "course"
         root.mkdir()
         (root / "gradebook.db").write_bytes(b"this is not an SQLite file " * 100)
-    return Course(root, SPEC.name)
+    return Course(root, VECTORS.name)
 
 
 @pytest.mark.parametrize("kind", ["root is a file", "root does not exist", "not a database"])
 def test_a_gradebook_that_cannot_be_opened_is_one_clear_error(tmp_path, kind, capfd):
     course = _unwritable_root(tmp_path, kind)
-    thread = gradebook.prepare(course, assignment=SPEC)  # in the background while grading runs: no noise there
+    thread = gradebook.prepare(course, assignment=VECTORS)  # in the background while grading runs: no noise there
     thread.join()
     assert capfd.readouterr().err == ""
     with pytest.raises(gradebook.GradebookError) as caught:
-        gradebook.record(course, [result("s001")], assignment=SPEC)
+        gradebook.record(course, [result("s001")], assignment=VECTORS)
     message = str(caught.value)
     assert "\n" not in message
     assert str(course.root / "gradebook.db") in message
@@ -188,11 +189,11 @@ def test_an_unexpected_error_in_prepare_is_raised_by_record(course, capfd):
     from nbgrader.api import InvalidEntry
 
     broken = Course(course.root, None)
-    thread = gradebook.prepare(broken, assignment=SPEC)
+    thread = gradebook.prepare(broken, assignment=VECTORS)
     thread.join()
     assert capfd.readouterr().err == ""
     with pytest.raises(InvalidEntry) as caught:
-        gradebook.record(broken, [result("s001")], assignment=SPEC)
+        gradebook.record(broken, [result("s001")], assignment=VECTORS)
     assert caught.value is thread.error
 
 
@@ -203,7 +204,7 @@ def record_per_row(course: Course, results: list[SubmissionResult]) -> None:
     commits after every row. The reference the batched write must match, row for row."""
     from nbgrader.api import MissingEntry
 
-    book = gradebook._open(course, course.assignment, SPEC)
+    book = gradebook._open(course, course.assignment, VECTORS)
     try:
         for res in results:
             if res.status != STATUS_GRADED:  # no grade to write (see the export test below)
@@ -215,7 +216,7 @@ def record_per_row(course: Course, results: list[SubmissionResult]) -> None:
                 submission = book.add_submission(course.assignment, res.student)
             grades = {grade.name: grade for nb in submission.notebooks for grade in nb.grades}
             for part in res.parts:
-                grade = grades[SPEC.part(part.part).grade_cell]
+                grade = grades[VECTORS.part(part.part).grade_cell]
                 grade.auto_score = part.points
                 grade.needs_manual_grade = part.needs_review
         book.db.commit()
@@ -265,31 +266,31 @@ def test_record_writes_what_the_per_row_api_wrote(tmp_path):
     alongside new ones."""
     from nbgrader.api import Gradebook
 
-    first = [reviewed("s001", 0, set()), reviewed("s002", 2, {"limitation"}),
-             reviewed("s003", 1, {"evidence", "limitation"})]
-    ungradable = SubmissionResult(student="s006", assignment=SPEC.name, status="ungradable")
-    second = [reviewed("s002", 0, set()), reviewed("s004", 3, {"limitation"}),
-              reviewed("s003", 5, {"limitation"}), ungradable, reviewed("s007", 0, set())]
+    first = [reviewed("s001", 0, set()), reviewed("s002", 2, {"normalize"}),
+             reviewed("s003", 1, {"norm", "normalize"})]
+    ungradable = SubmissionResult(student="s006", assignment=VECTORS.name, status="ungradable")
+    second = [reviewed("s002", 0, set()), reviewed("s004", 3, {"normalize"}),
+              reviewed("s003", 2, {"normalize"}), ungradable, reviewed("s007", 0, set())]
     courses = []
     for name in ("batched", "per_row"):
         (tmp_path / name).mkdir()
-        course = Course(tmp_path / name, SPEC.name)
-        gradebook._open(course, course.assignment, SPEC).close()
+        course = Course(tmp_path / name, VECTORS.name)
+        gradebook._open(course, course.assignment, VECTORS).close()
         with Gradebook(course.db_url) as book:  # cells and a student a TA may have added
-            book.update_or_create_solution_cell("answer", SPEC.name, SPEC.name)
-            book.update_or_create_task_cell("explain", SPEC.name, SPEC.name, max_score=2,
+            book.update_or_create_solution_cell("answer", VECTORS.name, VECTORS.name)
+            book.update_or_create_task_cell("explain", VECTORS.name, VECTORS.name, max_score=2,
                                             cell_type="markdown")
-            book.update_or_create_notebook("appendix", SPEC.name)
-            book.update_or_create_grade_cell("appendix_grade", "appendix", SPEC.name,
+            book.update_or_create_notebook("appendix", VECTORS.name)
+            book.update_or_create_grade_cell("appendix_grade", "appendix", VECTORS.name,
                                              max_score=1, cell_type="code")
             book.add_student("s007", first_name="Ada", email="ada@example.org")
         courses.append(course)
     batched, per_row = courses
 
-    assert gradebook.record(batched, first, assignment=SPEC) == 3
+    assert gradebook.record(batched, first, assignment=VECTORS) == 3
     record_per_row(per_row, first)
     assert contents(batched) == contents(per_row)
-    assert gradebook.record(batched, second, assignment=SPEC) == 4  # not the ungradable s006
+    assert gradebook.record(batched, second, assignment=VECTORS) == 4  # not the ungradable s006
     record_per_row(per_row, second)
     written = contents(batched)
     assert written == contents(per_row)
@@ -299,12 +300,12 @@ def test_record_writes_what_the_per_row_api_wrote(tmp_path):
     assert len(written["submission"]) == 5
     assert len(written["comment"]) == 5 * 2  # the solution cell and the task cell
     scores = {(g[0], g[2]): (g[3], g[6]) for g in written["grade"]}
-    first_part = SPEC.parts[0]
-    assert scores["s003", first_part.grade_cell] == (first_part.points - 5, 0)
-    evidence, limitation = SPEC.part("evidence"), SPEC.part("limitation")
-    assert scores["s003", evidence.grade_cell] == (evidence.points, 0)
-    assert scores["s003", limitation.grade_cell][1] == 1
-    assert scores["s002", limitation.grade_cell] == (limitation.points, 0)
+    first_part = VECTORS.parts[0]
+    assert scores["s003", first_part.grade_cell] == (first_part.points - 2, 0)
+    norm, normalize = VECTORS.part("norm"), VECTORS.part("normalize")
+    assert scores["s003", norm.grade_cell] == (norm.points, 0)
+    assert scores["s003", normalize.grade_cell][1] == 1
+    assert scores["s002", normalize.grade_cell] == (normalize.points, 0)
     assert not any(student == "s006" for student, _ in scores)  # no grade: not written
     assert scores["s001", "appendix_grade"] == (None, 1)
 
@@ -333,14 +334,14 @@ def test_a_batch_is_written_in_a_fixed_number_of_commits(tmp_path, commits, exis
     counts = []
     for size in (3, 30):
         (tmp_path / str(size)).mkdir()
-        course = Course(tmp_path / str(size), SPEC.name)
+        course = Course(tmp_path / str(size), VECTORS.name)
         batch = [result(f"s{i:03d}", lose=i % 4) for i in range(size)]
-        gradebook.prepare(course, assignment=SPEC).join()
+        gradebook.prepare(course, assignment=VECTORS).join()
         if existing:
-            gradebook.record(course, batch, assignment=SPEC)
+            gradebook.record(course, batch, assignment=VECTORS)
             batch = [result(f"s{i:03d}", lose=(i + 1) % 4) for i in range(size)]
         commits.clear()
-        assert gradebook.record(course, batch, assignment=SPEC) == size
+        assert gradebook.record(course, batch, assignment=VECTORS) == size
         counts.append(commits.get(course.db_url, 0))
     assert counts[0] == counts[1], counts
     assert counts[0] > 0  # the listener sees the gradebook's commits at all
@@ -348,45 +349,45 @@ def test_a_batch_is_written_in_a_fixed_number_of_commits(tmp_path, commits, exis
 
 def test_a_failed_batch_writes_nothing(course):
     """One transaction: a batch that fails part way leaves the gradebook as it was."""
-    gradebook.record(course, [result("s001", lose=1)], assignment=SPEC)
+    gradebook.record(course, [result("s001", lose=1)], assignment=VECTORS)
     before = contents(course)
     broken = result("s003")
     broken.parts[0].part = "no_such_part"
     with pytest.raises(KeyError):
-        gradebook.record(course, [result("s001", lose=2), result("s002"), broken], assignment=SPEC)
+        gradebook.record(course, [result("s001", lose=2), result("s002"), broken],
+                         assignment=VECTORS)
     assert contents(course) == before
 
 
 def test_a_locked_gradebook_is_one_clear_error_and_nothing_is_written(course):
     """Another writer holds the database (sqlite's 5 s busy timeout runs out): one line for
     the TA, nothing half written; once it is free, the same call writes everything."""
-    gradebook.record(course, [result("s001")], assignment=SPEC)
+    gradebook.record(course, [result("s001")], assignment=VECTORS)
     before = contents(course)
     batch = [result("s001", lose=1), result("s002")]
     holder = sqlite3.connect(course.root / "gradebook.db", isolation_level=None)
     try:
         holder.execute("BEGIN IMMEDIATE")  # a write lock: readers may still read
         with pytest.raises(gradebook.GradebookError) as caught:
-            gradebook.record(course, batch, assignment=SPEC)
+            gradebook.record(course, batch, assignment=VECTORS)
     finally:
         holder.close()
     message = str(caught.value)
     assert "\n" not in message and "locked" in message
     assert "cannot write scores into the gradebook" in message
     assert contents(course) == before
-    assert gradebook.record(course, batch, assignment=SPEC) == 2
+    assert gradebook.record(course, batch, assignment=VECTORS) == 2
     with sqlite3.connect(course.root / "gradebook.db") as db:
-        assert db.execute("SELECT SUM(auto_score) FROM grade").fetchone() == (199,)
+        assert db.execute("SELECT SUM(auto_score) FROM grade").fetchone() == (19,)
 
 
 # --- an ungradable submission has no grade ---------------------------------------------------
 
 def ungradable(student: str) -> SubmissionResult:
-    """What ``grade_submission`` gives a broken notebook: code parts 0, the evidence graded."""
-    parts = [PartResult(p.name, 0 if p.name in SPEC.function_points else p.points, p.points,
-                        ["no notebook was submitted"], needs_review=p.name == "evidence")
-             for p in SPEC.parts]
-    return SubmissionResult(student=student, assignment=SPEC.name, status="ungradable",
+    """What ``grade_submission`` gives a broken notebook: every part (all code) 0."""
+    parts = [PartResult(p.name, 0, p.points, ["no notebook was submitted"])
+             for p in VECTORS.parts]
+    return SubmissionResult(student=student, assignment=VECTORS.name, status="ungradable",
                             reason="no notebook was submitted", parts=parts, needs_review=True)
 
 
@@ -411,28 +412,28 @@ def test_an_ungradable_student_has_no_score_in_nbgrader_export(course):
     nbgrader shows anyone without a submission (no timestamp)."""
     from nbgrader.api import Gradebook
 
-    gradebook._open(course, course.assignment, SPEC).close()
+    gradebook._open(course, course.assignment, VECTORS).close()
     with Gradebook(course.db_url) as book:
         book.add_student("s004", first_name="Ada", email="ada@example.org")
     graded = [result("s001"), result("s002", lose=2), result("s004", lose=1)]
-    assert gradebook.record(course, graded, assignment=SPEC) == 3
+    assert gradebook.record(course, graded, assignment=VECTORS) == 3
     assert set(nbgrader_export(course)) == {"s001", "s002", "s004"}
 
     # s002 and s004 resubmitted broken notebooks, s003 submitted one; s001 is unchanged
     assert gradebook.record(course, [result("s001"), ungradable("s002"), ungradable("s003"),
-                                     ungradable("s004")], assignment=SPEC) == 1
+                                     ungradable("s004")], assignment=VECTORS) == 1
     rows = nbgrader_export(course)
     assert set(rows) == {"s001", "s004"}  # no s002, no s003: neither has a number
-    assert float(rows["s001"]["score"]) == 100.0
+    assert float(rows["s001"]["score"]) == 10.0
     assert rows["s004"]["timestamp"] == "" and rows["s004"]["first_name"] == "Ada"
     written = contents(course)
-    assert [s[0] for s in written["submission"]] == [SPEC.name]  # s001's alone
+    assert [s[0] for s in written["submission"]] == [VECTORS.name]  # s001's alone
     assert {g[0] for g in written["grade"]} == {"s001"}
     assert [s[0] for s in written["student"]] == ["s001", "s004"]
 
     # a run that grades s002 again (fixed) writes it back in full
-    assert gradebook.record(course, [result("s002", lose=3)], assignment=SPEC) == 1
-    assert float(nbgrader_export(course)["s002"]["score"]) == 97.0
+    assert gradebook.record(course, [result("s002", lose=3)], assignment=VECTORS) == 1
+    assert float(nbgrader_export(course)["s002"]["score"]) == 7.0
 
 
 def test_formgrader_gets_the_due_date_the_extensions_and_the_whole_review_queue(course):
@@ -446,7 +447,7 @@ def test_formgrader_gets_the_due_date_the_extensions_and_the_whole_review_queue(
     from autograder.results import root_settings
 
     due = datetime(2026, 12, 14, 23, 59, tzinfo=UTC)
-    root_settings.save(course.root, SPEC.name, root_settings.RootSettings(due=due))
+    root_settings.save(course.root, VECTORS.name, root_settings.RootSettings(due=due))
     on_time, extended, reached_out, one_part = (result(s) for s in ("s1", "s2", "s3", "s4"))
     for graded in (on_time, reached_out, one_part):
         graded.due = "2026-12-14 23:59:00 UTC"
@@ -454,13 +455,13 @@ def test_formgrader_gets_the_due_date_the_extensions_and_the_whole_review_queue(
     reached_out.needs_review = True  # for no part of its own (its code read a grader file)
     one_part.needs_review = one_part.parts[-1].needs_review = True
     assert gradebook.record(course, [on_time, extended, reached_out, one_part],
-                            assignment=SPEC) == 4
+                            assignment=VECTORS) == 4
 
     with Gradebook(course.db_url) as book:
-        assert book.find_assignment(SPEC.name).duedate == due.replace(tzinfo=None)
-        extensions = {s: book.find_submission(SPEC.name, s).extension for s in ("s1", "s2")}
+        assert book.find_assignment(VECTORS.name).duedate == due.replace(tzinfo=None)
+        extensions = {s: book.find_submission(VECTORS.name, s).extension for s in ("s1", "s2")}
         flags = {s: [grade.needs_manual_grade for grade in
-                     book.find_submission_notebook(SPEC.name, SPEC.name, s).grades]
+                     book.find_submission_notebook(VECTORS.name, VECTORS.name, s).grades]
                  for s in ("s1", "s3", "s4")}
     assert extensions == {"s1": None, "s2": timedelta(days=3)}
     assert not any(flags["s1"]) and all(flags["s3"]) and sum(flags["s4"]) == 1
@@ -472,7 +473,7 @@ def test_publishing_nbgraders_export_writes_what_its_command_writes(course):
     saved per command): the file is byte for byte what `nbgrader export` writes."""
     from autograder.publish.views import nbgrader_export as publish_export
 
-    assert gradebook.record(course, [result("s1"), result("s2", lose=3)], assignment=SPEC) == 2
+    assert gradebook.record(course, [result("s1"), result("s2", lose=3)], assignment=VECTORS) == 2
     nbgrader_export(course)  # the real CLI, into nbgrader-export.csv
     publish_export(course, course.root / "published.csv")
     assert (course.root / "published.csv").read_bytes() == (
