@@ -7,7 +7,8 @@ downloads: a student whose uploaded file names carry a back-dated time (which th
 ``lms_filename_regexp`` reads, so ``zip_collect`` writes it into timestamp.txt), against the
 time the TA gives (``--received``) or the time the zip records (its "UT" extra field). Each
 forger ends ``late = unknown``, to review, with both times in the reason; every honest
-student keeps ``late`` yes/no with no review, and their time confirmed.
+student keeps ``late`` yes/no with no review, and their time confirmed. The assignment is
+the small ``vectors`` test bundle (with a source folder: ``tests/support/vectors_source.py``).
 """
 
 from __future__ import annotations
@@ -23,25 +24,23 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 
-import nbformat
 import pytest
 
 from autograder.base.course import TIMESTAMP_TXT, parse_time, submission_time
 from autograder.batch import receipts
 from autograder.batch.engine import BatchOptions
 from autograder.batch.lateness import TOLERANCE
-from autograder.bundles.h2_attention.samples import solved_notebook, write_evidence
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import get_cohort
 from autograder.sandbox.limits import Limits
 from tests.support.commands import nbgrader_ok
-from tests.support.h2 import SPEC
+from tests.support.vectors import REFERENCE, VECTORS, solved_notebook
+from tests.support.vectors_source import bundles_with_source
 
 pytestmark = pytest.mark.slow
 
-ASSIGNMENT = SPEC.name
-NOTEBOOK = f"{ASSIGNMENT}.ipynb"
-EVIDENCE = SPEC.evidence_file
+ASSIGNMENT = VECTORS.name
+NOTEBOOK = VECTORS.notebook
 FAST = BatchOptions(jobs=2, progress=False, limits=Limits(cell_timeout=5, call_timeout=3))
 # An LMS naming files <student>__<original name>, and a TA's regexp that takes a time from
 # the name when one is there: the forging student names the upload to carry one.
@@ -54,6 +53,8 @@ def write_config(path: Path, tmp: Path, due: str) -> Path:
 [defaults]
 courses_root = "{tmp / 'courses'}"
 exchange = "{tmp / 'exchange'}"
+assignments = "{tmp / 'bundles'}"
+assignment = "{ASSIGNMENT}"
 lms_filename_regexp = '{REGEXP}'
 
 [cohorts.term]
@@ -62,14 +63,13 @@ due = "{due}"
     return path
 
 
-def solve(folder: Path, student: str) -> None:
-    (folder / NOTEBOOK).write_text(nbformat.writes(solved_notebook(student)))
-    write_evidence(folder, student, cohort="term")
+def solve(folder: Path) -> None:
+    (folder / NOTEBOOK).write_text(json.dumps(solved_notebook(REFERENCE)), encoding="utf-8")
 
 
 def submit(cohort, fetched: Path, home: Path, student: str) -> None:
     shutil.copytree(fetched, home)
-    solve(home / ASSIGNMENT, student)
+    solve(home / ASSIGNMENT)
     nbgrader_ok(home, "submit", ASSIGNMENT, f"--course={cohort.course_id}",
                         f"--Exchange.root={cohort.exchange}", f"--student={student}",
                         f"--Exchange.cache={home / '.cache'}")
@@ -94,9 +94,9 @@ def lms_files(tmp: Path, student: str, claimed: datetime | None) -> list[tuple[s
     put into their file names."""
     folder = tmp / f"lms-{student}"
     folder.mkdir()
-    solve(folder, student)
+    solve(folder)
     middle = f"{claimed:%Y-%m-%d %H:%M:%S}__" if claimed else ""
-    return [(f"{student}__{middle}{name}", folder / name) for name in (NOTEBOOK, EVIDENCE)]
+    return [(f"{student}__{middle}{NOTEBOOK}", folder / NOTEBOOK)]
 
 
 def ut_extra(moment: datetime) -> bytes:
@@ -123,6 +123,7 @@ def rows(path: Path) -> dict[str, dict[str, str]]:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> SimpleNamespace:
     tmp = tmp_path_factory.mktemp("forged")
+    bundles_with_source(tmp / "bundles")
     config = write_config(tmp / "cohorts.toml", tmp, "2030-01-01 00:00:00 UTC")
     workflow.release(get_cohort("term", config))
     cohort = get_cohort("term", config)
@@ -187,7 +188,7 @@ def test_every_forger_is_late_unknown_with_both_times(graded):
         page = (graded.cohort.root / "autograded" / student / ASSIGNMENT /
                 "feedback.html").read_text()
         assert "could not be confirmed" in page and one_hour_early in page
-        assert float(row["total"]) == 100  # flagged for a person, not penalised
+        assert float(row["total"]) == VECTORS.total_points  # flagged for a person, not penalised
     assert rows["lms-forger"]["time_source"] == rows["zip-forger"]["time_source"] == "lms"
     assert rows["forger"]["time_source"] == "exchange"
     summary = graded.files.summary.read_text()

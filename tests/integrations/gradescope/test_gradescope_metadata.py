@@ -7,11 +7,15 @@ student ids; ``created_at``; ``assignment.due_date`` / ``late_due_date``).
   ``--roster``): a correct submission scores 100/100, its evidence checked against that id;
   with no mapping it is graded without an identity check, flagged for a person (a hidden
   "needs a person" entry) and run_autograder's output says why in one line;
-* the folder the README tells students to keep (``h2_attention/h2_attention.ipynb``) is
+* the folder the README tells students to keep (``<assignment>/<assignment>.ipynb``) is
   found one level down; two such folders, or none, are said with what was found;
 * a submission after the due date is recorded late with the due date, and the zip's late
   policy takes its penalty, shown to the student;
 * an assignment without an evidence file needs no student id at all.
+
+The student ids are H2's business (its evidence file is checked against them); the folder
+and lateness cases grade the small ``vectors`` test bundle (10 points, no evidence file),
+which takes seconds, not H2's torch.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.integrations.gradescope import build, results
+from autograder.integrations.gradescope import build, results, scripts
 from autograder.results.late_policy import parse
 from tests.bundles import students
 from tests.integrations.gradescope.test_gradescope_zip import (
@@ -38,6 +42,11 @@ from tests.integrations.gradescope.test_gradescope_zip import (
 from tests.support.h2 import SPEC
 
 pytestmark = pytest.mark.slow
+
+SECOND = students.assignment()  # vectors: 10 points, no evidence file
+VECTORS = (SECOND.name, "--assignments", str(students.BUNDLES))  # `gradescope build` of it
+TOTAL = SECOND.total_points
+GRADED = {SPEC.name: SPEC, SECOND.name: SECOND}  # by the name a built tree grades
 
 DUE = "2026-03-01T23:59:00.000000-08:00"  # 2026-03-02 07:59 UTC
 LATE_DUE = "2026-03-03T23:59:00.000000-08:00"
@@ -76,16 +85,19 @@ def grade_in_tree(root: Path, make_submission: Callable[[Path, str], None], stud
                           capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     data = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
-    check_gradescope_fields(data)
+    graded = json.loads((root / "source" / scripts.CONFIG_JSON).read_text())["assignment"]
+    check_gradescope_fields(data, GRADED[graded].part_points)
     return data, done.stdout
 
 
-def built_tree(tmp_path: Path, name: str, *build_options: str) -> Path:
-    """`gradescope build` (the command) with ``build_options``, unpacked like Gradescope."""
+def built_tree(tmp_path: Path, name: str, *build_options: str,
+               assignment: tuple[str, ...] = (SPEC.name,)) -> Path:
+    """`gradescope build` (the command) of ``assignment`` (H2, or ``VECTORS``) with
+    ``build_options``, unpacked like Gradescope."""
     out = tmp_path / f"zip-{name}"
-    done = subprocess.run([sys.executable, "-m", "autograder", "gradescope", "build", SPEC.name,
-                           "--out", str(out), *build_options], capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run([sys.executable, "-m", "autograder", "gradescope", "build",
+                           *assignment, "--out", str(out), *build_options],
+                          capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     return unpack_like_gradescope(out / build.ZIP_NAME, tmp_path / f"autograder-{name}")
 
@@ -150,13 +162,18 @@ def test_no_sid_and_no_mapping_is_flagged_for_a_person_never_a_wrong_id(tmp_path
     assert "a person will check" in data["output"] and "--roster" not in data["output"]
 
 
+def vectors_submission(folder: Path, student: str) -> None:  # noqa: ARG001 - no evidence
+    """A correct submission of the vectors bundle in ``folder``."""
+    students.write_submission(folder)
+
+
 def in_folder(folder: Path, student: str) -> None:
     """The upload of a student who kept the assignment's folder."""
-    correct_submission(folder / SPEC.name, student)
+    vectors_submission(folder / students.NAME, student)
 
 
 def test_the_assignment_folder_one_level_down_is_found(tmp_path):
-    tree = built_tree(tmp_path, "folder")
+    tree = built_tree(tmp_path, "folder", assignment=VECTORS)
     # setup.sh's environment is the one run_autograder uses, when there is one.
     marker = tmp_path / "venv-used"
     venv_python = tree / "venv" / "bin" / "python"
@@ -165,13 +182,13 @@ def test_the_assignment_folder_one_level_down_is_found(tmp_path):
     venv_python.chmod(0o755)
     data, _ = grade_in_tree(tree, in_folder, "s303",
                             documented_metadata("s303@example.org", sid="s303"))
-    assert data["score"] == data["max_score"] == SPEC.total_points, data["output"]
-    assert f"found in the folder '{SPEC.name}'" in data["output"].replace("\\", "")
+    assert data["score"] == data["max_score"] == TOTAL, data["output"]
+    assert f"found in the folder '{students.NAME}'" in data["output"].replace("\\", "")
     assert marker.exists()
 
     def two_folders(folder: Path, student: str) -> None:
-        correct_submission(folder / "draft", student)
-        correct_submission(folder / "final", student)
+        vectors_submission(folder / "draft", student)
+        vectors_submission(folder / "final", student)
 
     data, _ = grade_in_tree(tree, two_folders, "s304",
                             documented_metadata("s304@example.org", sid="s304"))
@@ -180,7 +197,7 @@ def test_the_assignment_folder_one_level_down_is_found(tmp_path):
     assert "several folders hold notebooks ('draft', 'final')" in output, output
 
     def two_levels_down(folder: Path, student: str) -> None:
-        correct_submission(folder / "work" / SPEC.name, student)
+        vectors_submission(folder / "work" / students.NAME, student)
         (folder / "notes.txt").write_text("hello")
 
     data, _ = grade_in_tree(tree, two_levels_down, "s305",
@@ -190,30 +207,29 @@ def test_the_assignment_folder_one_level_down_is_found(tmp_path):
 
 
 def test_a_late_submission_is_recorded_late_and_the_course_policy_applied(tmp_path):
-    tree = built_tree(tmp_path, "late", "--student-id", "email-local",
-                      "--late-policy", "10%/day, cap 50%")
-    data, printed = grade_in_tree(tree, correct_submission, "s306",
+    tree = built_tree(tmp_path, "late", "--late-policy", "10%/day, cap 50%", assignment=VECTORS)
+    data, printed = grade_in_tree(tree, vectors_submission, "s306",
                                   documented_metadata("s306@example.org", LATE))
     extra = data["extra_data"]
     assert extra["late"] is True and extra["due"] == "2026-03-02 07:59:00 UTC"
     assert extra["submitted_at"] == "2026-03-02 17:30:00 UTC"
     assert extra["late_policy"] == parse("10%/day, cap 50%").describe()
-    assert extra["late_penalty"] == 10 and data["score"] == 90, data["output"]
-    assert "Late penalty: −10 of 100 points" in data["output"]
-    assert "late penalty -10" in printed
+    assert extra["late_penalty"] == 1 and data["score"] == 9 == TOTAL - 1, data["output"]
+    assert f"Late penalty: −1 of {TOTAL} points" in data["output"]
+    assert "late penalty -1)" in printed
 
-    data, _ = grade_in_tree(tree, correct_submission, "s307",
+    data, _ = grade_in_tree(tree, vectors_submission, "s307",
                             documented_metadata("s307@example.org", VERY_LATE))
     extra = data["extra_data"]
-    assert extra["late_penalty"] == 30 and data["score"] == 70
+    assert extra["late_penalty"] == 3 and data["score"] == 7
     assert any("after the late due date 2026-03-04 07:59:00 UTC" in n for n in (note["text"] for note in extra["ta_notes"]))
 
     # An extension: the user's own due date, when the metadata has one, is the one.
     extended = documented_metadata("s308@example.org", LATE, assignment={
         "due_date": "2026-03-05T23:59:00-08:00", "late_due_date": None,
         "release_date": "2026-02-15T00:00:00-08:00"})
-    data, _ = grade_in_tree(tree, correct_submission, "s308", extended)
-    assert data["extra_data"]["late"] is False and data["score"] == 100
+    data, _ = grade_in_tree(tree, vectors_submission, "s308", extended)
+    assert data["extra_data"]["late"] is False and data["score"] == TOTAL
     assert data["extra_data"]["due"] == "2026-03-06 07:59:00 UTC"
 
 

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tomllib
 import zipfile
+from collections.abc import Iterable
 from pathlib import Path
 
 import nbformat
@@ -180,10 +181,11 @@ def run_in_tree(root: Path, student: str, make_submission) -> dict:
     return run_upload(root, student, SPEC.name)
 
 
-def check_gradescope_fields(data: dict) -> None:
-    """Gradescope's documented results.json fields, with their types; the score is the
-    checks' points less the late penalty, and a "needs a person" entry (staff only, worth
-    nothing) is there exactly when the result needs one."""
+def check_gradescope_fields(data: dict, parts: Iterable[str] = SPEC.part_points) -> None:
+    """Gradescope's documented results.json fields, with their types; each check tagged with
+    one of the assignment's ``parts``; the score is the checks' points less the late penalty,
+    and a "needs a person" entry (staff only, worth nothing) is there exactly when the result
+    needs one."""
     assert isinstance(data["score"], float) and isinstance(data["execution_time"], int)
     assert isinstance(data["output"], str) and data["output_format"] == "md"
     assert data["visibility"] in VISIBILITIES and data["stdout_visibility"] in VISIBILITIES
@@ -198,7 +200,7 @@ def check_gradescope_fields(data: dict) -> None:
         assert test["status"] in {"passed", "failed"}
         assert test["output_format"] == "md" and test["visibility"] in VISIBILITIES
     for test in checks:
-        assert test["tags"] and set(test["tags"]) <= set(SPEC.part_points)
+        assert test["tags"] and set(test["tags"]) <= set(parts)
     assert len(review) == (1 if data["extra_data"]["needs_review"] else 0), review
     for test in review:
         assert test["visibility"] == "hidden" and test["max_score"] == 0 and test["output"]
