@@ -1,5 +1,7 @@
 """Each message names a function once (issue 26): the demo's looping student read
-"The cause is in your `stable_softmax`: `stable_softmax` did not finish in time"."""
+"The cause is in your `stable_softmax`: `stable_softmax` did not finish in time". Shown on
+the small `vectors` bundle, whose `normalize` check builds on the student's own `norm`:
+how a message names the function behind a failure is the engine's, whatever the assignment."""
 
 from __future__ import annotations
 
@@ -8,11 +10,12 @@ import re
 import pytest
 
 from autograder.grading import run_checks, score_parts
-from tests.support.corpus import check_results, reference_source
-from tests.support.h2 import H2
+from tests.support.in_process import InProcessStudent
 from tests.support.said import said
+from tests.support.vectors import REFERENCE, VECTORS
 
 NAMES = re.compile(r"`(\w+)`")
+SOURCE = "\n\n".join(REFERENCE.values())  # the reference, as a one-cell submission
 
 
 def _repeated_names(messages: tuple[str, ...]) -> list[str]:
@@ -21,37 +24,40 @@ def _repeated_names(messages: tuple[str, ...]) -> list[str]:
                                        map(NAMES.findall(m).count, set(NAMES.findall(m))))]
 
 
-def _looping_softmax() -> str:
-    source = reference_source()
-    start = source.index("def stable_softmax(")
-    body = source.index('"""', source.index('"""', start) + 3) + 3
-    return source[:body] + "\n    while True:\n        pass\n" + source[body:]
+def _looping_norm() -> str:
+    start = SOURCE.index("def norm(")
+    body = SOURCE.index('"""', SOURCE.index('"""', start) + 3) + 3
+    return SOURCE[:body] + "\n    while True:\n        pass\n" + SOURCE[body:]
 
 
 def test_a_missing_block_is_named_once_in_the_part_that_calls_it():
-    scores = score_parts(check_results(reference_source() + "\n\ndel stable_softmax\n"), H2)
-    sdpa = scores["scaled_dot_product_attention"]
-    assert sdpa.points < sdpa.max_points
-    assert any("is not defined. The cause is in your `stable_softmax`: it was not found" in message
-               for message in said(sdpa.messages)), said(sdpa.messages)
+    student = InProcessStudent(SOURCE + "\n\ndel norm\n")
+    scores = score_parts(run_checks(student, VECTORS), VECTORS)
+    normalize = scores["normalize"]
+    assert normalize.points < normalize.max_points
+    assert any("is not defined. The cause is in your `norm`: it was not found" in message
+               for message in said(normalize.messages)), said(normalize.messages)
     for part, score in scores.items():
         assert _repeated_names(said(score.messages)) == [], part
 
 
 @pytest.mark.slow
 def test_the_looping_students_messages_name_each_function_once():
-    """The demo's looping student, graded in the real sandbox (one worker, 5 s per call)."""
+    """A student whose `norm` loops, graded in the real sandbox (one worker, 1 s per call)."""
     from autograder.grading.grade_one import GradingSession
     from autograder.sandbox.client import SandboxStudent
+    from autograder.sandbox.limits import Limits
 
-    session = GradingSession.start(H2)
+    session = GradingSession.start(VECTORS, Limits(call_timeout=1.0))
     try:
-        with SandboxStudent([_looping_softmax()], session.zygote, limits=session.limits,
+        with SandboxStudent([_looping_norm()], session.zygote, limits=session.limits,
                             uid=session.lease.uid) as student:
-            scores = score_parts(run_checks(student, H2), H2)
+            scores = score_parts(run_checks(student, VECTORS), VECTORS)
     finally:
         session.close()
-    assert scores["stable_softmax"].points == 0
-    assert any("did not finish in time" in m for m in said(scores["stable_softmax"].messages))
+    assert scores["norm"].points == 0
+    assert any("did not finish in time" in m for m in said(scores["norm"].messages))
+    assert any("The cause is in your `norm`: it " in m  # the account of the loop, once named
+               for m in said(scores["normalize"].messages)), said(scores["normalize"].messages)
     for part, score in scores.items():
         assert _repeated_names(said(score.messages)) == [], part

@@ -1,7 +1,8 @@
 """`review` holds the course root as a grading run does (issue 37): a decision made while
 `autograde` runs there was lost when the batch saved its own copy of decisions.json, and
 attributed to formgrader. Now `set` and `clear` refuse in one line naming the run, and
-record nothing; `list` and `history` still show what is saved."""
+record nothing; `list` and `history` still show what is saved. The lock is the engine's,
+whatever the assignment: the root is named for the small `vectors` bundle."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from autograder.results.decisions import DECISIONS_JSON
-from tests.support.h2 import SPEC
+from tests.support.vectors import BUNDLES, VECTORS
 
 HOLDER = """
 import sys, time
@@ -26,7 +27,8 @@ with hold(Path(sys.argv[1])):
 
 def _review(root: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "autograder", "review", *args, "--root",
-                           str(root), "--assignment", SPEC.name],
+                           str(root), "--assignment", VECTORS.name,
+                           "--assignments", str(BUNDLES)],
                           capture_output=True, text=True, timeout=120)
 
 
@@ -46,7 +48,8 @@ def busy_root(tmp_path: Path):
 
 
 def test_a_decision_while_another_run_holds_the_root_is_refused_and_nothing_recorded(busy_root):
-    for args in (("set", "s016", "limitation", "5", "--note", "sound"), ("clear", "s016", "limitation")):
+    for args in (("set", "s016", "normalize", "3", "--note", "sound"),
+                 ("clear", "s016", "normalize")):
         refused = _review(busy_root, *args)
         assert refused.returncode == 2, refused
         assert refused.stderr.count("\n") == 1, refused.stderr
