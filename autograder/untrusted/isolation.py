@@ -36,6 +36,7 @@ import site
 import stat
 import sys
 import sysconfig
+from collections.abc import Sequence
 
 from autograder.untrusted import grader_files
 
@@ -471,10 +472,16 @@ installation (standard library, site-packages). Without it student code cannot i
 needs and loses points for the grader's setup; the grader refuses to grade (never waived)."""
 
 
-def unreadable_python() -> list[str]:
-    """Folders of this interpreter's installation that the current user cannot read."""
+def python_folders() -> list[str]:
+    """This interpreter's library folders. Read them before becoming the sandbox user:
+    ``sysconfig`` imports its data module on first use, which that user may not be able to
+    read (then the worker would die with no word instead of naming the unreadable folder)."""
     paths = sysconfig.get_paths()
-    folders = dict.fromkeys(paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib"))
+    return list(dict.fromkeys(paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")))
+
+
+def unreadable_python(folders: Sequence[str]) -> list[str]:
+    """Those of ``folders`` (``python_folders()``) that the current user cannot read."""
     unreadable = []
     for folder in folders:
         try:
@@ -508,6 +515,7 @@ def isolate(config: dict, namespaces: list[str], failures: list[str] | None = No
     root = os.geteuid() == 0
     uid = config["uid"] if root else os.getuid()
     workdir = config["scratch"]
+    folders = python_folders()  # while this process can still read the installation
     nproc = limits["nproc"]
     if not (root and config.get("isolate", True)):  # RLIMIT_NPROC counts the whole user
         nproc += user_process_count(os.getuid())
@@ -534,7 +542,7 @@ def isolate(config: dict, namespaces: list[str], failures: list[str] | None = No
         applied.append("no-privileges")
     except OSError as error:
         failures.append(f"dropping privileges: {error}")
-    unreadable = unreadable_python()
+    unreadable = unreadable_python(folders)
     if unreadable:
         failures.append(f"the sandbox user cannot read {unreadable[0]}")
     else:

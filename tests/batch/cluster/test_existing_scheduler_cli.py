@@ -1,7 +1,9 @@
 """`autograde --cluster tcp://...` through the real command line, against a scheduler and
 workers this test starts as a TA would (`dask scheduler`, `dask worker`, in another
 folder: they see no course root). And fail closed: a worker whose sandbox cannot isolate
-makes the batch refuse in one line, unless `--allow-weaker-isolation` is given."""
+makes the batch refuse in one line, unless `--allow-weaker-isolation` is given. The batch
+grades the small `vectors` bundle (`--assignments tests/bundles`, which the workers are told
+as plain data): what is checked is the cluster's, not an assignment's."""
 
 from __future__ import annotations
 
@@ -14,16 +16,26 @@ import psutil
 import pytest
 
 from tests.support.cli import one_line_error
-from tests.support.h2 import SPEC
 from tests.support.seccomp import NO_NAMESPACES, sandbox_user_cannot_read_python
+from tests.support.vectors import BUNDLES, REFERENCE, VECTORS, WRONG_NORMALIZE, submit
 
 pytestmark = pytest.mark.slow
-ROSTER = {"a-correct": "correct", "b-unscaled": "unscaled_scores", "c-broken": "broken_notebook"}
+ROSTER = ("a-correct", "b-wrong", "c-broken")
+
+
+def hand_in(root: Path) -> None:
+    """The roster: 10 of 10, 6 of 10 (normalize wrong) and a notebook cut off (ungradable)."""
+    submit(root, "a-correct")
+    submit(root, "b-wrong", REFERENCE | {"normalize": WRONG_NORMALIZE})
+    notebook = submit(root, "c-broken") / VECTORS.notebook
+    text = notebook.read_text(encoding="utf-8")
+    notebook.write_text(text[: len(text) // 2], encoding="utf-8")
 
 
 def autograde(root: Path, address: str, *extra: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "autograder", "autograde", SPEC.name, "--root", str(root),
-               "--cluster", address, "--no-progress", *extra]
+    command = [sys.executable, "-m", "autograder", "autograde", VECTORS.name, "--root",
+               str(root), "--assignments", str(BUNDLES), "--cluster", address, "--no-progress",
+               *extra]
     return subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=300,
                           check=False)
 
@@ -39,17 +51,19 @@ def rows(root: Path) -> dict[str, dict[str, str]]:
         return {row["student"]: row for row in csv.DictReader(handle)}
 
 
-def test_grading_on_a_running_scheduler(tmp_path, course_factory, dask_processes):
-    root = course_factory(tmp_path / "course", ROSTER)
+def test_grading_on_a_running_scheduler(tmp_path, dask_processes):
+    root = tmp_path / "course"
+    hand_in(root)
     address = dask_processes.scheduler()
     workers = [dask_processes.worker(), dask_processes.worker()]
     done = autograde(root, address)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "3 submissions: 2 graded, 1 ungradable, 0 grader errors" in done.stdout, done.stdout
     graded = rows(root)
-    assert graded["a-correct"]["total"] == "100" and float(graded["b-unscaled"]["total"]) < 100
+    assert graded["a-correct"]["total"] == "10" and graded["b-wrong"]["total"] == "6"
     assert {row["isolation"] for row in graded.values()} == {"full", ""}
-    assert all((root / "autograded" / s / SPEC.name / "feedback.html").exists() for s in ROSTER)
+    assert all((root / "autograded" / s / VECTORS.name / "feedback.html").exists()
+               for s in ROSTER)
     assert not list(dask_processes.workdir.rglob("*.ipynb"))  # workers kept no submission
     # The batch closed its grading sessions on the workers, which stay up for the next one.
     assert [zygotes(worker.pid) for worker in workers] == [[], []]
@@ -58,9 +72,11 @@ def test_grading_on_a_running_scheduler(tmp_path, course_factory, dask_processes
     assert again.returncode == 0 and "0 assessed in this run, 3 unchanged" in again.stdout
 
 
-def test_a_worker_that_cannot_isolate_refuses_unless_told(tmp_path, course_factory,
-                                                          dask_processes):
-    root = course_factory(tmp_path / "course", {"a-correct": "correct"})
+def test_a_worker_that_cannot_isolate_refuses_unless_told(tmp_path, dask_processes):
+    # vectors preloads NumPy alone: its workers read sysconfig's data themselves, which once
+    # killed them unheard ("end of stream") when the sandbox user could not read Python
+    root = tmp_path / "course"
+    submit(root, "a-correct")
     address = dask_processes.scheduler()
     dask_processes.worker(prefix=("-c", NO_NAMESPACES))  # no namespaces for it or its children
     refused = autograde(root, address)
