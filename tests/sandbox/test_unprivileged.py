@@ -1,6 +1,7 @@
 """Grading without root (a TA's laptop): real isolation through unprivileged user namespaces.
 
-The batch runs as ``nobody`` through the real command line. A submission leaves
+The batch runs as ``nobody`` through the real command line, grading the small ``vectors``
+bundle (``--assignments tests/bundles``: isolation is the engine's). A submission leaves
 a double-forked daemon that waits for the batch to end and then rewrites the
 grades; another allocates memory ``RLIMIT_AS`` does not count. Afterwards no
 process of the batch is alive, every file is as the grader wrote it, and the
@@ -24,14 +25,14 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import nbformat
 import pytest
 
+from autograder.base.course import Course
 from autograder.spec import REPO
-from tests.sandbox.hostile.hostile_cases import cell_index, code, cohort, write_submission
-from tests.support.h2 import SPEC
+from tests.sandbox.hostile.hostile_cases import code
 from tests.support.seccomp import NO_NAMESPACES  # refuses namespaces, as Docker's profile
 from tests.support.skips import AS_ROOT, needs
+from tests.support.vectors import BUNDLES, REFERENCE, VECTORS, solved_notebook
 
 pytestmark = pytest.mark.slow
 NOBODY = 65534
@@ -62,15 +63,20 @@ MEMFD = "import os\nfd = os.memfd_create('hog')\nos.ftruncate(fd, 2**31)\n"
 
 
 def build_course(root: Path, marker: str) -> None:
-    shutil.copytree(SPEC.source_dir, root / "source" / SPEC.name)
-    targets = [root / "grades.csv", root / "autograded" / "a-correct" / SPEC.name / "results.json"]
+    """Three submissions of the reference, two with a cell of their own after ``dot``'s."""
+    course = Course(root, VECTORS.name)
+    targets = [root / "grades.csv", course.autograded("a-correct") / "results.json"]
     for student, extra in (("a-correct", None), ("b-daemon", daemon(marker, targets)),
                            ("c-memfd", MEMFD)):
-        notebook = cohort.solved_notebook(student)
+        notebook = solved_notebook(REFERENCE)
         if extra:
-            at = cell_index(notebook, "score_entry_count") + 1
-            notebook.cells.insert(at, nbformat.v4.new_code_cell(extra))
-        write_submission(root / "submitted" / student / SPEC.name, student, notebook)
+            at = next(i for i, cell in enumerate(notebook["cells"]) if cell.get(
+                "metadata", {}).get("nbgrader", {}).get("grade_id") == "dot") + 1
+            notebook["cells"].insert(at, {"cell_type": "code", "execution_count": None,
+                                          "metadata": {}, "outputs": [], "source": extra})
+        folder = course.submitted(student)
+        folder.mkdir(parents=True)
+        (folder / VECTORS.notebook).write_text(json.dumps(notebook), encoding="utf-8")
     for path in [root, *root.rglob("*")]:
         os.chown(path, NOBODY, NOBODY)
 
@@ -86,8 +92,9 @@ def run_as_nobody(root: Path, *extra: str, namespaces: bool = True) -> subproces
     }
     launcher = [] if namespaces else ["-c", NO_NAMESPACES]
     command = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-               str(SYSTEM_PYTHON), *launcher, "-m", "autograder", "autograde", SPEC.name,
-               "--root", str(root), "--no-progress", "--jobs", "2", *extra]
+               str(SYSTEM_PYTHON), *launcher, "-m", "autograder", "autograde", VECTORS.name,
+               "--assignments", str(BUNDLES), "--root", str(root), "--no-progress", "--jobs",
+               "2", *extra]
     return subprocess.run(command, env=env, cwd=root, capture_output=True, text=True,
                           timeout=600, check=False)
 
@@ -128,9 +135,10 @@ def test_a_batch_without_root_is_fully_isolated(course: tuple[Path, str]) -> Non
     with (root / "grades.csv").open(newline="") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
     assert {student: row["isolation"] for student, row in rows.items()} == dict.fromkeys(rows, "full")
-    assert rows["a-correct"]["total"] == "100", rows["a-correct"]
+    assert rows["a-correct"]["total"] == "10", rows["a-correct"]
     assert "PermissionError" in rows["c-memfd"]["reason"], rows["c-memfd"]
-    saved = json.loads((root / "autograded" / "a-correct" / SPEC.name / "results.json").read_text())
+    saved = json.loads((Course(root, VECTORS.name).autograded("a-correct") / "results.json")
+                       .read_text())
     assert {"user-namespace", "pid-namespace", "seccomp"} <= set(saved["extra_data"]["isolation"])
 
     before = {path: path.read_bytes() for path in root.rglob("*") if path.is_file()}

@@ -1,5 +1,7 @@
 """`--cluster`: what it accepts, and one line for what it does not (no traceback), through
-the real command line; an unreachable scheduler is refused within the connect timeout."""
+the real command line; an unreachable scheduler is refused within the connect timeout. The
+course root holds a submission of the small `vectors` bundle (`--assignments tests/bundles`):
+the refusals are the engine's, not an assignment's."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import socket
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -21,7 +24,7 @@ from autograder.batch.cluster.choice import (
 from autograder.batch.cluster.executor import CONNECT_TIMEOUT
 from autograder.integrations.cohorts.config import CONFIG
 from tests.support.cli import one_line_error
-from tests.support.h2 import SPEC
+from tests.support.vectors import BUNDLES, VECTORS, submit
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -64,8 +67,16 @@ def test_a_bad_value_is_one_line(value, says):
 
 
 @pytest.fixture
-def course(tmp_path, course_factory):
-    return course_factory(tmp_path / "course", {"s1": "correct"})
+def course(tmp_path):
+    root = tmp_path / "course"
+    submit(root, "s1")
+    return root
+
+
+def grade(course: Path, *args: str) -> subprocess.CompletedProcess:
+    """`autograde vectors` in ``course``, with ``args``."""
+    return autograde(VECTORS.name, "--root", str(course), "--assignments", str(BUNDLES),
+                     "--no-progress", *args)
 
 
 @pytest.mark.slow
@@ -73,8 +84,7 @@ def test_an_unreachable_scheduler_is_one_line_within_the_timeout(course):
     with socket.socket() as closed:  # a port nobody listens on
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]
-    done = autograde(SPEC.name, "--root", str(course), "--no-progress",
-                     "--cluster", f"tcp://127.0.0.1:{port}")
+    done = grade(course, "--cluster", f"tcp://127.0.0.1:{port}")
     line = one_line_error(done)
     assert (f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port} within "
             f"{CONNECT_TIMEOUT:g} s") in line, line
@@ -85,7 +95,7 @@ def test_an_unreachable_scheduler_is_one_line_within_the_timeout(course):
 def test_slurm_without_a_cluster_table_is_one_line(course):
     if "cluster" in tomllib.loads(CONFIG.read_text()):
         pytest.skip(f"{CONFIG} has a [cluster] table")
-    done = autograde(SPEC.name, "--root", str(course), "--no-progress", "--cluster", "slurm")
+    done = grade(course, "--cluster", "slurm")
     line = one_line_error(done)
     assert f"{CONFIG} has no [cluster] table" in line, line
     assert "queue, cores, memory, walltime, jobs" in line
