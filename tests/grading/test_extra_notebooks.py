@@ -1,8 +1,9 @@
 """A second notebook in a submission is never ignored without a word (issue 27).
 
-``h2_attention.ipynb`` beside ``h2_attention-Copy1.ipynb`` (Jupyter's "Make a copy"): the
-assignment's notebook is graded, the copy is named in the reason, and a person checks,
-whatever a TA later decides about the parts. Only copies, several of them: none is graded.
+``vectors.ipynb`` beside ``vectors-Copy1.ipynb`` (Jupyter's "Make a copy"): the assignment's
+notebook is graded, the copy is named in the reason, and a person checks, whatever a TA later
+decides about the parts. Only copies, several of them: none is graded. The assignment is the
+small ``vectors`` test bundle: which notebook is graded is the engine's, not H2's.
 """
 
 from __future__ import annotations
@@ -14,18 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
 from autograder.grading.submission import load_submission
-from autograder.spec import REPO
-from tests.support.h2 import H2, SPEC
+from tests.support.vectors import VECTORS, submit
 
-COPY = SPEC.notebook.replace(".ipynb", "-Copy1.ipynb")
-STUBS = REPO / "release" / SPEC.name / SPEC.notebook
-CORRECT = next(variant for variant in VARIANTS if variant.name == "correct")
+NOTEBOOK = VECTORS.notebook
+COPY = NOTEBOOK.replace(".ipynb", "-Copy1.ipynb")
+STUBS = VECTORS.grader_release_notebook  # the release notebook: every solution a stub
 
 
 def _folder(tmp_path: Path, *names: str) -> Path:
-    folder = tmp_path / "submitted" / "s1" / SPEC.name
+    folder = tmp_path / "submitted" / "s1" / VECTORS.name
     folder.mkdir(parents=True)
     for name in names:
         shutil.copy(STUBS, folder / name)
@@ -33,41 +32,41 @@ def _folder(tmp_path: Path, *names: str) -> Path:
 
 
 def test_a_copy_beside_the_notebook_is_named_and_sent_to_review(tmp_path):
-    submission = load_submission(_folder(tmp_path, SPEC.notebook, COPY), "s1", assignment=H2)
-    assert submission.notebook is not None and submission.notebook.name == SPEC.notebook
+    submission = load_submission(_folder(tmp_path, NOTEBOOK, COPY), "s1", assignment=VECTORS)
+    assert submission.notebook is not None and submission.notebook.name == NOTEBOOK
     assert not submission.fatal
     [note] = [note for note in submission.notes if note.review]
     assert note.code == "notebook_copies"
     why = note.text
-    assert f"{SPEC.notebook!r} was graded" in why and f"{COPY!r}" in why
+    assert f"{NOTEBOOK!r} was graded" in why and f"{COPY!r}" in why
     assert "not graded" in why and "a person will check" in why
 
 
 def test_several_copies_are_all_named(tmp_path):
-    second = SPEC.notebook.replace(".ipynb", "-Copy2.ipynb")
-    submission = load_submission(_folder(tmp_path, SPEC.notebook, second, COPY), "s1", assignment=H2)
+    second = NOTEBOOK.replace(".ipynb", "-Copy2.ipynb")
+    submission = load_submission(_folder(tmp_path, NOTEBOOK, second, COPY), "s1", assignment=VECTORS)
     [why] = [note.text for note in submission.notes if note.review]
     assert f"{COPY!r}, {second!r} were submitted beside it" in why
 
 
 def test_a_hidden_file_is_no_copy(tmp_path):
-    """macOS leaves ``._h2_attention.ipynb`` in a zip: not a student's notebook."""
-    folder = _folder(tmp_path, SPEC.notebook)
-    (folder / f"._{SPEC.notebook}").write_bytes(b"\0\5\x16\7")
-    submission = load_submission(folder, "s1", assignment=H2)
+    """macOS leaves ``._vectors.ipynb`` in a zip: not a student's notebook."""
+    folder = _folder(tmp_path, NOTEBOOK)
+    (folder / f"._{NOTEBOOK}").write_bytes(b"\0\5\x16\7")
+    submission = load_submission(folder, "s1", assignment=VECTORS)
     assert submission.notes == []
 
 
 def test_only_copies_none_is_graded_and_a_person_checks(tmp_path):
-    second = SPEC.notebook.replace(".ipynb", "-Copy2.ipynb")
-    submission = load_submission(_folder(tmp_path, COPY, second), "s1", assignment=H2)
+    second = NOTEBOOK.replace(".ipynb", "-Copy2.ipynb")
+    submission = load_submission(_folder(tmp_path, COPY, second), "s1", assignment=VECTORS)
     assert submission.notebook is None
     assert f"{COPY!r}" in submission.fatal and f"{second!r}" in submission.fatal
     assert "none was graded" in submission.fatal and "a person will check" in submission.fatal
 
 
 def test_one_renamed_notebook_alone_is_graded_as_before(tmp_path):
-    submission = load_submission(_folder(tmp_path, COPY), "s1", assignment=H2)
+    submission = load_submission(_folder(tmp_path, COPY), "s1", assignment=VECTORS)
     assert submission.notebook is not None and submission.notebook.name == COPY
     (note,) = submission.notes
     assert not note.review and "graded anyway" in note.text
@@ -83,13 +82,13 @@ def test_the_real_work_in_a_copy_goes_to_review_and_stays_there(tmp_path):
     from autograder.results.decisions import Decisions, apply
     from autograder.sandbox.limits import Limits
 
-    folder = build_submission(tmp_path, "s1", CORRECT)
-    (folder / SPEC.notebook).rename(folder / COPY)
-    shutil.copy(STUBS, folder / SPEC.notebook)
-    course = Course(tmp_path, SPEC.name)
+    folder = submit(tmp_path, "s1")  # the reference's code: full marks
+    (folder / NOTEBOOK).rename(folder / COPY)
+    shutil.copy(STUBS, folder / NOTEBOOK)
+    course = Course(tmp_path, VECTORS.name)
     options = BatchOptions(jobs=1, progress=False, write_gradebook=False,
                            limits=Limits(cell_timeout=5, call_timeout=3, notebook_timeout=30))
-    [result] = grade_course(course, options=options).results
+    [result] = grade_course(course, options=options, assignment=VECTORS).results
 
     assert result.status == "graded" and result.score < result.max_score  # the stubs
     assert result.needs_review and COPY in result.reason

@@ -1,5 +1,7 @@
 """`python -m autograder cohort ...` through the real CLI: every mistake a TA can make ends
-in one line on stderr that says what is wrong and what to do, and a non-zero exit."""
+in one line on stderr that says what is wrong and what to do, and a non-zero exit. The
+cohorts grade the small ``vectors`` test bundle (``vectors_config``): the cohort commands are
+the engine's, not H2's."""
 
 from __future__ import annotations
 
@@ -16,23 +18,36 @@ from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import CohortConfigError, get_cohort, load_cohorts
 from autograder.spec import REPO
 from tests.support.cli import one_line_error
-from tests.support.h2 import SPEC
+from tests.support.vectors import BUNDLES, VECTORS
+from tests.support.vectors_source import bundles_with_source
 
-ASSIGNMENT = SPEC.name
+ASSIGNMENT = VECTORS.name
+DUE = '"2030-01-01 00:00:00 UTC"'
 NEVER_RELEASED = "cohort fall-a was never released: run `python -m autograder cohort release fall-a` first"
 
 
-def write_config(tmp: Path, due: str = '"2030-01-01 00:00:00 UTC"') -> Path:
+def write_config(tmp: Path, due: str = DUE, *, assignments: Path | None = None) -> Path:
+    """``tmp/cohorts.toml``: cohort fall-a, due ``due`` (TOML), giving the ``vectors`` bundle
+    from the folder of bundles ``assignments``; without one it names no assignment, so the
+    cohort gives the package's default (H2), as test_arrival's callers expect."""
+    bundle = (f'assignments = "{assignments}"\nassignment = "{ASSIGNMENT}"\n'
+              if assignments is not None else "")
     path = tmp / "cohorts.toml"
     path.write_text(f"""
 [defaults]
 courses_root = "{tmp / 'courses'}"
 exchange = "{tmp / 'exchange'}"
-
+{bundle}
 [cohorts.fall-a]
 due = {due}
 """)
     return path
+
+
+def vectors_config(tmp: Path, due: str = DUE) -> Path:
+    """This module's cohorts.toml: fall-a gives ``vectors`` from ``tmp/bundles``, the bundle
+    with the source notebook a cohort's course root is prepared from."""
+    return write_config(tmp, due, assignments=bundles_with_source(tmp / "bundles"))
 
 
 def cohort_cli(config: Path, *args: str) -> subprocess.CompletedProcess:
@@ -47,7 +62,7 @@ def fake_release(config: Path) -> workflow.Cohort:
     nbgrader_config.py and release/, and the course's folders in the exchange."""
     cohort = get_cohort("fall-a", config)
     workflow.prepare_root(cohort)
-    (cohort.root / "release" / ASSIGNMENT).mkdir(parents=True)
+    (cohort.root / "release" / cohort.assignment).mkdir(parents=True)
     for box in ("outbound", "inbound"):
         (cohort.exchange / cohort.course_id / box).mkdir(parents=True)
     return cohort
@@ -58,7 +73,7 @@ def fake_release(config: Path) -> workflow.Cohort:
 
 @pytest.mark.parametrize("step", ["grade", "feedback", "export", "collect"])
 def test_a_step_refuses_a_cohort_never_released(tmp_path, step):
-    config = write_config(tmp_path)
+    config = vectors_config(tmp_path)
     line = one_line_error(cohort_cli(config, step, "fall-a"))
     assert line == f"error: {NEVER_RELEASED} (no course root at {tmp_path / 'courses' / 'fall-a'})"
     assert not (tmp_path / "courses").exists(), "a refused step must leave nothing behind"
@@ -66,7 +81,7 @@ def test_a_step_refuses_a_cohort_never_released(tmp_path, step):
 
 @pytest.mark.parametrize("step", ["grade", "feedback", "export", "collect"])
 def test_a_step_refuses_a_course_root_that_was_not_released(tmp_path, step):
-    config = write_config(tmp_path)
+    config = vectors_config(tmp_path)
     root = tmp_path / "courses" / "fall-a"
     (root / "submitted" / "s1" / ASSIGNMENT).mkdir(parents=True)  # a root, but no release
     line = one_line_error(cohort_cli(config, step, "fall-a"))
@@ -74,7 +89,7 @@ def test_a_step_refuses_a_course_root_that_was_not_released(tmp_path, step):
 
 
 def test_collect_refuses_a_missing_exchange(tmp_path):
-    config = write_config(tmp_path)
+    config = vectors_config(tmp_path)
     cohort = fake_release(config)
     (cohort.exchange / cohort.course_id / "inbound").rmdir()
     (cohort.exchange / cohort.course_id / "outbound").rmdir()
@@ -87,7 +102,7 @@ def test_collect_refuses_a_missing_exchange(tmp_path):
 
 
 def test_collect_refuses_an_exchange_without_the_course(tmp_path):
-    config = write_config(tmp_path)
+    config = vectors_config(tmp_path)
     cohort = fake_release(config)
     for box in ("outbound", "inbound"):
         (cohort.exchange / cohort.course_id / box).rmdir()
@@ -98,7 +113,7 @@ def test_collect_refuses_an_exchange_without_the_course(tmp_path):
 
 
 def test_collect_says_when_there_is_nothing_at_all(tmp_path):
-    config = write_config(tmp_path)
+    config = vectors_config(tmp_path)
     cohort = fake_release(config)
     line = one_line_error(cohort_cli(config, "collect", "fall-a"), code=1)
     assert line.startswith("error: nothing to collect for cohort fall-a:")
@@ -106,7 +121,7 @@ def test_collect_says_when_there_is_nothing_at_all(tmp_path):
 
 
 def test_collect_refuses_a_missing_zip(tmp_path):
-    config = write_config(tmp_path)
+    config = vectors_config(tmp_path)
     fake_release(config)
     missing = tmp_path / "moodle.zip"
     line = one_line_error(cohort_cli(config, "collect", "fall-a", "--zip", str(missing)))
@@ -114,7 +129,7 @@ def test_collect_refuses_a_missing_zip(tmp_path):
 
 
 def test_collect_refuses_a_zip_that_is_not_one(tmp_path):
-    config = write_config(tmp_path)
+    config = vectors_config(tmp_path)
     fake_release(config)
     (tmp_path / "grades.zip").write_text("not a zip")
     line = one_line_error(cohort_cli(config, "collect", "fall-a", "--zip",
@@ -123,14 +138,14 @@ def test_collect_refuses_a_zip_that_is_not_one(tmp_path):
 
 
 def test_grade_refuses_a_released_cohort_without_submissions(tmp_path):
-    config = write_config(tmp_path)
+    config = vectors_config(tmp_path)
     fake_release(config)
     line = one_line_error(cohort_cli(config, "grade", "fall-a"))
     assert "no submissions" in line and "cohort collect fall-a" in line
 
 
 def test_feedback_and_export_refuse_a_cohort_never_graded(tmp_path):
-    config = write_config(tmp_path)
+    config = vectors_config(tmp_path)
     fake_release(config)
     for step in ("feedback", "export"):
         line = one_line_error(cohort_cli(config, step, "fall-a"))
@@ -139,7 +154,7 @@ def test_feedback_and_export_refuse_a_cohort_never_graded(tmp_path):
 
 def test_release_refuses_an_exchange_it_cannot_create(tmp_path):
     (tmp_path / "a-file").write_text("")
-    config = write_config(tmp_path)
+    config = vectors_config(tmp_path)
     config.write_text(config.read_text().replace(str(tmp_path / "exchange"),
                                                  str(tmp_path / "a-file" / "exchange")))
     line = one_line_error(cohort_cli(config, "release", "fall-a"))
@@ -148,7 +163,7 @@ def test_release_refuses_an_exchange_it_cannot_create(tmp_path):
 
 
 def test_usage_mistakes_are_one_line(tmp_path):
-    config = write_config(tmp_path)
+    config = vectors_config(tmp_path)
     assert "no cohort 'fall-b'" in one_line_error(cohort_cli(config, "grade", "fall-b"))
     assert "cohort grade --help" in one_line_error(cohort_cli(config, "grade"))
     line = one_line_error(cohort_cli(config, "grade", "fall-a", "--jobs", "0"))
@@ -183,7 +198,7 @@ def test_the_exchange_comment_in_cohorts_toml_is_true():
 
 
 def test_list_shows_the_exchange_and_the_due_date_with_its_zone(tmp_path):
-    config = write_config(tmp_path, '"2030-01-01 00:59:00+01:00"')
+    config = vectors_config(tmp_path, '"2030-01-01 00:59:00+01:00"')
     done = cohort_cli(config, "list")
     assert done.returncode == 0, done.stderr
     assert "2030-01-01 00:59 +01:00 = 2029-12-31 23:59 UTC" in done.stdout
@@ -203,7 +218,7 @@ def test_list_shows_the_exchange_and_the_due_date_with_its_zone(tmp_path):
     "2030-01-01T00:00:00Z",  # a TOML date-time with an offset
 ])
 def test_due_dates_with_a_zone_are_read(tmp_path, due):
-    cohort = get_cohort("fall-a", write_config(tmp_path, due))
+    cohort = get_cohort("fall-a", vectors_config(tmp_path, due))
     assert cohort.due == datetime(2030, 1, 1, tzinfo=UTC)
     assert cohort.due.utcoffset().total_seconds() == 0
 
@@ -219,7 +234,7 @@ def test_due_dates_with_a_zone_are_read(tmp_path, due):
     "20300101",
 ])
 def test_a_due_date_without_a_zone_is_refused(tmp_path, due):
-    config = write_config(tmp_path, due)
+    config = vectors_config(tmp_path, due)
     with pytest.raises(CohortConfigError):
         get_cohort("fall-a", config)
     line = one_line_error(cohort_cli(config, "list"))
@@ -242,7 +257,7 @@ def parsed(argv: list[str]):
 
 
 def test_cohort_grade_lists_the_grading_options(tmp_path):
-    done = cohort_cli(write_config(tmp_path), "grade", "--help")
+    done = cohort_cli(vectors_config(tmp_path), "grade", "--help")
     assert done.returncode == 0, done.stderr
     for flag in FLAGS:
         if flag.startswith("--"):
@@ -251,8 +266,9 @@ def test_cohort_grade_lists_the_grading_options(tmp_path):
 
 @pytest.mark.parametrize("flags", [FLAGS, []], ids=["every flag", "defaults"])
 def test_cohort_grade_and_autograde_take_the_same_grading_options(tmp_path, flags):
-    config = write_config(tmp_path)
-    ours = parsed(["autograde", ASSIGNMENT, "--root", str(tmp_path), *flags])
+    config = vectors_config(tmp_path)
+    ours = parsed(["autograde", ASSIGNMENT, "--root", str(tmp_path), "--assignments",
+                   str(BUNDLES), *flags])
     cohort = parsed(["cohort", "--config", str(config), "grade", "fall-a", *flags])
     assert ours == cohort
     if flags:
@@ -268,14 +284,14 @@ def test_releasing_to_a_root_graded_without_a_release_is_one_line_and_touches_no
     in 36 lines of nbgrader's "Cannot add or remove cells", after rewriting the root's config."""
     from autograder.base.course import Course
     from autograder.batch.engine import BatchOptions, grade_course
-    from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
     from autograder.sandbox.limits import Limits
-    from tests.support.cli import one_line_error
+    from tests.support.vectors import submit
 
-    config = write_config(tmp_path)
-    root = get_cohort("fall-a", config).root
-    build_submission(root, "s1", next(v for v in VARIANTS if v.name == "correct"))
-    grade_course(Course(root, ASSIGNMENT), options=BatchOptions(
+    config = vectors_config(tmp_path)
+    cohort = get_cohort("fall-a", config)
+    root = cohort.root
+    submit(root, "s1")
+    grade_course(Course(root, ASSIGNMENT), assignment=cohort.bundle(), options=BatchOptions(
         jobs=1, progress=False, limits=Limits(cell_timeout=10, call_timeout=5)))
     before = {path: path.read_bytes() for path in root.rglob("*") if path.is_file()}
     line = one_line_error(cohort_cli(config, "release", "fall-a"))
@@ -286,7 +302,7 @@ def test_releasing_to_a_root_graded_without_a_release_is_one_line_and_touches_no
 def test_config_is_taken_after_the_step_too(tmp_path):
     """Issue 37's CLI as TAs type it: `cohort list --config FILE` ended in "unrecognized
     arguments"."""
-    config = write_config(tmp_path)
+    config = vectors_config(tmp_path)
     after, before = cohort_cli(config, "list"), subprocess.run(
         [sys.executable, "-m", "autograder", "cohort", "list", "--config", str(config)],
         cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
