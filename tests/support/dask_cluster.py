@@ -21,9 +21,10 @@ __all__ = ["FAST_LIMITS", "make_course"]  # the cluster tests' names for them
 WORKER_ENV = {"DASK_DISTRIBUTED__WORKER__DAEMON": "False"}  # what the README tells TAs
 
 
-def saved(root: Path, student: str) -> tuple[dict, bytes]:
-    """A student's results.json without its timings, and their feedback.html."""
-    folder = root / "autograded" / student / SPEC.name
+def saved(root: Path, student: str, assignment: str = SPEC.name) -> tuple[dict, bytes]:
+    """A student's results.json of ``assignment`` (H2's by default) without its timings, and
+    their feedback.html."""
+    folder = root / "autograded" / student / assignment
     data = json.loads((folder / RESULTS_JSON).read_text())
     data["extra_data"].pop("seconds")
     return data, (folder / FEEDBACK_HTML).read_bytes()

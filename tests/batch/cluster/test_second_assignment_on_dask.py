@@ -4,24 +4,15 @@ the bundle's name and folder as plain data and load it themselves, never H2."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.base.course import Course
 from autograder.batch.cluster.choice import DASK_LOCAL, ClusterChoice
 from autograder.batch.cluster.worker import GradingSessionPlugin, bundle_folders
 from autograder.batch.engine import BatchOptions, grade_course
-from tests.support.dask_cluster import FAST_LIMITS
+from tests.support.dask_cluster import FAST_LIMITS, saved
 from tests.support.h2 import SPEC as H2
 from tests.support.vectors import BUNDLES, REFERENCE, VECTORS, WRONG_NORMALIZE, submit
-
-
-def saved(course: Course, student: str) -> tuple[dict, bytes]:
-    folder = course.autograded(student)
-    data = json.loads((folder / RESULTS_JSON).read_text())
-    data["extra_data"].pop("seconds")
-    return data, (folder / FEEDBACK_HTML).read_bytes()
 
 
 def test_a_worker_is_told_where_the_bundle_is_as_plain_data():
@@ -45,5 +36,5 @@ def test_a_folder_bundle_grades_on_dask_as_on_the_local_pool(tmp_path):
         cluster=ClusterChoice(DASK_LOCAL, workers=1)), assignment=VECTORS)
     assert [r.score for r in by_dask.results] == [r.score for r in by_pool.results] == [10, 6]
     for student in ("s1", "s2"):
-        assert saved(dask, student) == saved(pool, student)
-        assert saved(dask, student)[0]["extra_data"]["assignment"] == "vectors"
+        assert saved(dask.root, student, VECTORS.name) == saved(pool.root, student, VECTORS.name)
+        assert saved(dask.root, student, VECTORS.name)[0]["extra_data"]["assignment"] == "vectors"

@@ -3,6 +3,10 @@
 `--results DIR` (Gradescope's own layout is a results folder) writes DIR/results.json, as
 `--metadata DIR` reads DIR/submission_metadata.json; what cannot be used is one line and exit
 2, before anything is graded, never a traceback.
+
+The paths are the engine's: the small ``vectors`` test bundle (``tests/bundles``) is graded
+here. Which assignment is chosen when none is named is the package's (H2, the one bundle it
+holds), as is the list an unknown name is answered with.
 """
 
 from __future__ import annotations
@@ -15,13 +19,13 @@ import sys
 
 import pytest
 
-from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
 from autograder.integrations.gradescope import run
 from autograder.spec import SpecError
 from tests.bundles import students
 from tests.support.h2 import SPEC
 
-CORRECT = next(variant for variant in VARIANTS if variant.name == "correct")
+SECOND = students.assignment()  # vectors: 10 points, no evidence file
+VECTORS = (SECOND.name, "--assignments", str(students.BUNDLES))  # run-autograder's naming of it
 
 
 def parsed(*argv: str) -> argparse.Namespace:
@@ -38,26 +42,26 @@ def run_autograder(*argv: str) -> subprocess.CompletedProcess:
 def test_a_results_folder_gets_results_json_inside(tmp_path):
     (tmp_path / "out").mkdir()
     args = parsed("--submission", str(tmp_path), "--results", str(tmp_path / "out"))
-    run.resolve_paths(args, SPEC)
+    run.resolve_paths(args, SECOND)
     assert args.results == tmp_path / "out" / "results.json"
 
 
 def test_a_new_folder_given_with_a_slash_gets_results_json_inside(tmp_path):
     args = parsed("--submission", str(tmp_path), "--results", f"{tmp_path / 'new'}/")
-    run.resolve_paths(args, SPEC)
+    run.resolve_paths(args, SECOND)
     assert args.results == tmp_path / "new" / "results.json"
 
 
 def test_a_results_file_is_used_as_it_is(tmp_path):
     args = parsed("--submission", str(tmp_path), "--results", str(tmp_path / "r" / "mine.json"))
-    run.resolve_paths(args, SPEC)
+    run.resolve_paths(args, SECOND)
     assert args.results == tmp_path / "r" / "mine.json"
 
 
 def test_a_metadata_folder_is_read_inside(tmp_path):
     (tmp_path / "submission_metadata.json").write_text(json.dumps({"users": [{"sid": "s7"}]}))
     args = parsed("--submission", str(tmp_path), "--metadata", str(tmp_path))
-    run.resolve_paths(args, SPEC)
+    run.resolve_paths(args, SECOND)
     assert run.student_from_metadata(args.metadata) == "s7"
 
 
@@ -76,7 +80,7 @@ def test_an_unusable_path_is_one_line_before_grading(tmp_path, case):
     }[case]
     if "--results" not in argv:
         argv += ["--results", str(tmp_path / "out")]
-    done = run_autograder(*argv)
+    done = run_autograder(*VECTORS, *argv)
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("error: --") and done.stderr.count("\n") == 1, done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "out").exists()
@@ -84,18 +88,19 @@ def test_an_unusable_path_is_one_line_before_grading(tmp_path, case):
 
 @pytest.mark.slow
 def test_results_and_metadata_folders_as_gradescope_lays_them_out(tmp_path):
-    folder = build_submission(tmp_path / "course", "s042", CORRECT)
+    folder = students.write_submission(tmp_path / "course" / "submitted" / "s042" / SECOND.name)
     results_dir = tmp_path / "results"
     results_dir.mkdir()
     (tmp_path / "submission_metadata.json").write_text(json.dumps({"users": [{"sid": "s042"}]}))
-    done = run_autograder("--submission", str(folder), "--results", str(results_dir),
+    done = run_autograder(*VECTORS, "--submission", str(folder), "--results", str(results_dir),
                           "--metadata", str(tmp_path))
     assert done.returncode == 0, done.stderr[-2000:]
     data = json.loads((results_dir / "results.json").read_text())
-    assert data["extra_data"]["student"] == "s042" and data["score"] == data["max_score"]
+    assert data["extra_data"]["student"] == "s042"
+    assert data["score"] == data["max_score"] == SECOND.total_points
     assert (results_dir / "feedback.html").is_file()
     assert str(results_dir / "results.json") in done.stdout
-    assert SPEC.name in data["extra_data"]["assignment"]
+    assert SECOND.name in data["extra_data"]["assignment"]
 
 
 # ------------------------------------------------------------------ which assignment

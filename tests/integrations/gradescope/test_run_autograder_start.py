@@ -1,6 +1,7 @@
 """``run-autograder`` launches the zygote before it imports the grader, as ``autograde``
-does: the zygote's imports (torch) and the grader's then happen at once, and Gradescope's
-student waits for the longer of the two, not their sum."""
+does: the zygote's imports (the assignment's ``preload``: numpy here, torch for H2) and the
+grader's then happen at once, and Gradescope's student waits for the longer of the two, not
+their sum. The order is the engine's: the small ``vectors`` test bundle is the one named."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograder.bundles.h2_attention.samples import VARIANTS, build_submission
 from autograder.spec import REPO
-from tests.support.h2 import SPEC
+from tests.bundles import students
+
+SECOND = students.assignment()  # vectors: preloads numpy
 
 PROBE = """
 import json, sys
@@ -27,7 +29,8 @@ class Launch:
 run.Zygote = Launch
 from autograder.cli import main
 try:
-    main(["run-autograder", ASSIGNMENT, "--submission", SUBMISSION, "--results", RESULTS])
+    main(["run-autograder", ASSIGNMENT, "--assignments", BUNDLES, "--submission", SUBMISSION,
+          "--results", RESULTS])
 except SystemExit as stopped:
     seen["exit"] = stopped.code
 print(json.dumps(seen))
@@ -35,14 +38,14 @@ print(json.dumps(seen))
 
 
 def test_the_zygote_is_launched_before_the_grader_is_imported(tmp_path: Path):
-    correct = next(variant for variant in VARIANTS if variant.name == "correct")
-    build_submission(tmp_path, "s1", correct)
-    probe = (PROBE.replace("ASSIGNMENT", repr(SPEC.name))
-             .replace("SUBMISSION", repr(str(tmp_path / "submitted" / "s1" / SPEC.name)))
+    folder = students.write_submission(tmp_path / "submitted" / "s1" / SECOND.name)
+    probe = (PROBE.replace("ASSIGNMENT", repr(SECOND.name))
+             .replace("BUNDLES", repr(str(students.BUNDLES)))
+             .replace("SUBMISSION", repr(str(folder)))
              .replace("RESULTS", repr(str(tmp_path / "results.json"))))
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           timeout=120, cwd=REPO)
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["exit"] == 7, done.stderr  # reached the launch, with valid paths
-    assert seen["preload"] == list(SPEC.preload)
+    assert seen["preload"] == list(SECOND.preload) == ["numpy"]
     assert seen["loaded at launch"] == []
