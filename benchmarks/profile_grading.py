@@ -105,7 +105,7 @@ def instrument(timers: Timers) -> None:
             return request(self, header, *args, **kwargs)
         finally:
             where = timers.current[-1].split(":")[0] if timers.current else "other"
-            timers.add(f"round trip [{where}, {header.get('op')}]", time.perf_counter() - started)
+            timers.add(f"round trip [{where}, {type(header).__name__}]", time.perf_counter() - started)
 
     student._request = counted
 
@@ -150,13 +150,13 @@ def grade_all(course: Course, students: list[str], session: grade_one.GradingSes
 
 def end_of_batch(course: Course, results: list, timers: Timers) -> None:
     started = time.perf_counter()
-    grades_csv.write(results, course.grades_csv())
+    grades_csv.write(results, course.grades_csv(), SPEC)
     timers.add("end of batch: grades.csv", time.perf_counter() - started)
     started = time.perf_counter()
-    gradebook.prepare(course).join()  # in a batch this runs in a thread while grading
+    gradebook.prepare(course, assignment=SPEC).join()  # in a batch this runs in a thread while grading
     timers.add("end of batch: gradebook prepare (thread, overlapped)", time.perf_counter() - started)
     started = time.perf_counter()
-    gradebook.record(course, [r for r in results if r.status != STATUS_ERROR])
+    gradebook.record(course, [r for r in results if r.status != STATUS_ERROR], assignment=SPEC)
     timers.add("end of batch: gradebook record", time.perf_counter() - started)
 
 
@@ -239,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
             report(timers, args.size)
             print(f"\nCPU time of this (trusted) process while grading: {1000 * cpu / args.size:.1f} ms "
                   f"per submission; the rest of the wall time is waiting for the worker.")
-            print(f"Statuses: {dict(Counter(r.status for r in results))}; "
+            errors = [r.reason for r in results if r.status == STATUS_ERROR][:1]
+            print(f"Statuses: {dict(Counter(r.status for r in results))} {errors}; "
                   f"load average after: {os.getloadavg()[0]:.2f}")
             if not args.no_cprofile:
                 profiler = cProfile.Profile()
