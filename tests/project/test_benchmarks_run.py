@@ -37,6 +37,7 @@ def test_the_floor_is_measured_on_the_reference():
 def test_a_round_trip_is_measured_in_an_isolated_worker():
     out = _run("round_trip.py", "--calls", "20")
     assert "seccomp" in out and re.search(r"nothing: \d+ us wall", out), out
+    assert re.search(r"forked process: \d+ us wall, \d+ us CPU", out), out
     assert re.search(r"dot: \d+ us wall, \d+ us CPU trusted, \d+ us CPU worker", out), out
 
 
