@@ -14,7 +14,8 @@ from autograder.sandbox.client import SandboxStudent
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.uids import UidLease
 from autograder.sandbox.zygote import Zygote, discard
-from tests.support.h2 import SPEC
+from tests.support.h2 import SPEC  # the packaged assignment: what `autograde NAME` finds
+from tests.support.vectors import VECTORS  # the sandbox's life is the engine's
 
 
 def test_channels_closed_before_the_zygote_is_ready_do_not_stop_it():
@@ -44,9 +45,10 @@ def test_a_discarded_zygote_is_ended_at_once():
 
 def test_a_batch_with_nothing_to_grade_ends_the_sandbox_it_was_given(tmp_path: Path):
     options = BatchOptions(jobs=2, progress=False, write_gradebook=False)
-    sandbox = launch_sandbox(options, SPEC)
+    sandbox = launch_sandbox(options, VECTORS)
     assert sandbox is not None and len(sandbox) == 2
-    summary = grade_course(Course(tmp_path, SPEC.name), [], options, sandbox)
+    summary = grade_course(Course(tmp_path, VECTORS.name), [], options, sandbox,
+                           assignment=VECTORS)
     assert summary.results == []
     assert sandbox[0].process.returncode is not None
 
@@ -58,7 +60,7 @@ def test_an_unused_zygote_is_ended_before_the_batch_writes_its_grades(tmp_path: 
     from autograder.batch import engine
 
     options = BatchOptions(jobs=1, progress=False, write_gradebook=False)
-    sandbox = launch_sandbox(options, SPEC)
+    sandbox = launch_sandbox(options, VECTORS)
     running_when_written = []
     write = engine.grades_csv.write
 
@@ -67,14 +69,14 @@ def test_an_unused_zygote_is_ended_before_the_batch_writes_its_grades(tmp_path: 
         return write(*args, **kwargs)
 
     monkeypatch.setattr(engine.grades_csv, "write", spying)
-    grade_course(Course(tmp_path, SPEC.name), [], options, sandbox)
+    grade_course(Course(tmp_path, VECTORS.name), [], options, sandbox, assignment=VECTORS)
     assert running_when_written == [False]
 
 
 def test_a_batch_for_a_cluster_starts_no_local_sandbox():
     from autograder.batch.cluster.choice import parse_cluster
 
-    assert launch_sandbox(BatchOptions(cluster=parse_cluster("dask-local:1")), SPEC) is None
+    assert launch_sandbox(BatchOptions(cluster=parse_cluster("dask-local:1")), VECTORS) is None
 
 
 def test_the_command_launches_the_zygote_before_it_imports_the_grader(tmp_path: Path):
