@@ -25,25 +25,25 @@ import importlib, importlib.util, os, pkgutil, sys
 
 def _reference_sources(paths):
     """Every way student code could reach the grader's files."""
-    found = {}
-    for name in ("solutions", "solutions.attention", "autograder.bundles.h2_attention.checks", "autograder.grading"):
+    found = {{}}
+    for name in {imports!r}:
         try:
             importlib.import_module(name)
             found["import " + name] = name
         except Exception:
             pass
-    for name in ("solutions", "autograder.bundles.h2_attention.checks"):
+    for name in {specs!r}:
         try:
             if importlib.util.find_spec(name) is not None:
                 found["find_spec " + name] = name
         except Exception:
             pass
     for module in pkgutil.iter_modules():
-        if module.name in ("solutions", "autograder"):
+        if module.name in {packages!r}:
             found["pkgutil " + module.name] = module.name
     candidates = list(paths)
     for folder in sys.path:
-        for relative in ("solutions/attention.py", "autograder/bundles/h2_attention/checks/test_softmax.py"):
+        for relative in {relatives!r}:
             candidates.append(os.path.join(folder or ".", relative))
     for path in candidates:
         try:
@@ -53,6 +53,24 @@ def _reference_sources(paths):
             pass
     return found
 '''
+
+
+def search_cell(imports: tuple[str, ...], relatives: tuple[str, ...], specs: tuple[str, ...] = (),
+                packages: tuple[str, ...] = ()) -> str:
+    """A cell defining ``_reference_sources(paths)``: which of the modules ``imports`` import,
+    of ``specs`` are found, of ``packages`` are listed, and which files it can read: ``paths``
+    and each of ``relatives`` under every folder of ``sys.path`` (name -> module name or text)."""
+    return textwrap.dedent(_SEARCH).format(imports=imports, specs=specs, packages=packages,
+                                           relatives=relatives)
+
+
+# H2's grader as an installation lays it out: the reference package, the checks, the engine.
+_H2_SEARCH = search_cell(
+    imports=("solutions", "solutions.attention", "autograder.bundles.h2_attention.checks",
+             "autograder.grading"),
+    specs=("solutions", "autograder.bundles.h2_attention.checks"),
+    packages=("solutions", "autograder"),
+    relatives=("solutions/attention.py", "autograder/bundles/h2_attention/checks/test_softmax.py"))
 
 _RUN_REFERENCE = '''
 _found = _reference_sources({paths!r})
@@ -68,12 +86,12 @@ except Exception:
 
 def attack_cell(paths: list[str]) -> str:
     """The last cell: find the reference and bind its functions over the stubs."""
-    return textwrap.dedent(_SEARCH) + textwrap.dedent(_RUN_REFERENCE).format(paths=list(paths))
+    return _H2_SEARCH + textwrap.dedent(_RUN_REFERENCE).format(paths=list(paths))
 
 
 def probe_cell() -> str:
-    """A cell that defines ``_reference_sources(paths)``: what of the grader it could reach."""
-    return textwrap.dedent(_SEARCH)
+    """A cell that defines ``_reference_sources(paths)``: what of H2's grader it could reach."""
+    return _H2_SEARCH
 
 
 def stubs_notebook(student: str, last_cells: tuple[str, ...] = ()) -> nbformat.NotebookNode:

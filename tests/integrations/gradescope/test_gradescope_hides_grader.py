@@ -16,33 +16,24 @@ import pytest
 from autograder.integrations.gradescope import build
 from tests.bundles import students
 from tests.integrations.gradescope.test_gradescope_zip import run_in_tree, unpack_like_gradescope
+from tests.support.reference_attack import search_cell
 
 SECOND = students.assignment()  # vectors: dot, norm, normalize; 10 points
 
 pytestmark = pytest.mark.slow
 
+# The vectors bundle as the zip lays it out (source/assignments/vectors): its reference, checks
+# and helpers, by import and by path; what is found is bound over the stubs.
+SEARCH = search_cell(
+    imports=("reference", "assignments.vectors.reference", "test_vectors_dot", "vectors_helpers"),
+    relatives=("reference.py", "assignments/vectors/reference.py",
+               "source/assignments/vectors/reference.py"))
 TAKE_REFERENCE = '''
-import importlib, os, sys
-_found = {}
-for _name in ("reference", "assignments.vectors.reference", "test_vectors_dot", "vectors_helpers"):
-    try:
-        _found["import " + _name] = importlib.import_module(_name)
-    except Exception:
-        pass
-_paths = list(PATHS)
-for _folder in sys.path:
-    for _relative in ("reference.py", "assignments/vectors/reference.py",
-                      "source/assignments/vectors/reference.py"):
-        _paths.append(os.path.join(_folder or ".", _relative))
-for _path in _paths:
-    try:
-        with open(_path, encoding="utf-8") as _handle:
-            _found["open " + _path] = _handle.read()
-    except Exception:
-        pass
-for _key, _value in _found.items():
-    if _key.startswith("import ") and hasattr(_value, "normalize"):
-        dot, norm, normalize = _value.dot, _value.norm, _value.normalize
+for _key, _value in _reference_sources(PATHS).items():
+    if _key.startswith("import "):
+        _module = importlib.import_module(_value)
+        if hasattr(_module, "normalize"):
+            dot, norm, normalize = _module.dot, _module.norm, _module.normalize
     elif _key.endswith("reference.py"):
         exec(_value)
 '''
@@ -55,7 +46,7 @@ def write_stubs(folder: Path, student: str, reference_paths: list[str] | None = 
     notebook = nbformat.read(SECOND.grader_release_notebook, as_version=4)
     if reference_paths is not None:
         notebook.cells.append(nbformat.v4.new_code_cell(
-            textwrap.dedent(TAKE_REFERENCE).replace("PATHS", repr(reference_paths))))
+            SEARCH + textwrap.dedent(TAKE_REFERENCE).replace("PATHS", repr(reference_paths))))
     folder.mkdir(parents=True, exist_ok=True)
     (folder / SECOND.notebook).write_text(nbformat.writes(notebook), encoding="utf-8")
 
