@@ -109,7 +109,7 @@ def _collected(checks_dir: Path) -> tuple[CollectedCheck, ...]:
     plugin = _CollectPlugin()
     validator = CheckValidator()
     sink = io.StringIO()
-    with no_plugin_autoload(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+    with own_pytest_environment(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
         exit_code = pytest.main([*pytest_args(checks_dir), "--collect-only"],
                                 plugins=[plugin, validator])
     if validator.problems or exit_code != pytest.ExitCode.OK or not plugin.items:
@@ -181,15 +181,28 @@ def settled(results: list[CheckResult], parts: Sequence[str]) -> list[CheckResul
     return sorted(transfer(results, parts), key=lambda r: order.get(r.part, len(order)))
 
 
+# What pytest reads from the environment besides its arguments, and the value a collection of
+# hidden checks runs with: no third-party plugin (xdist, randomly...) loaded by itself or by
+# name, and no option a TA's shell (or the suite running the grader) adds to every pytest.
+PYTEST_ENVIRONMENT = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_PLUGINS": None,
+                      "PYTEST_ADDOPTS": None}
+
+
 @contextlib.contextmanager
-def no_plugin_autoload() -> Iterator[None]:
-    """Third-party pytest plugins (xdist, randomly...) must not shape a grading run."""
-    previous = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
-    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+def own_pytest_environment() -> Iterator[None]:
+    """Nothing of the environment's pytest settings shapes a grading run (a stray
+    ``PYTEST_ADDOPTS=--some-plugin-option`` once made every check a grader error)."""
+    previous = {name: os.environ.get(name) for name in PYTEST_ENVIRONMENT}
+    _set(PYTEST_ENVIRONMENT)
     try:
         yield
     finally:
-        if previous is None:
-            os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+        _set(previous)
+
+
+def _set(values: dict[str, str | None]) -> None:
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
         else:
-            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = previous
+            os.environ[name] = value

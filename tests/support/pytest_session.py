@@ -20,7 +20,7 @@ from autograder.grading.check_points import check_points
 from autograder.grading.plugin import CheckResult, CheckValidator, describe_item, verdict, weighted
 from autograder.grading.runner import (
     GradingError,
-    no_plugin_autoload,
+    own_pytest_environment,
     pytest_args,
     settled,
     stand_ins,
@@ -85,7 +85,7 @@ def run_in_pytest_session(student: Student, assignment: Assignment, *,
     if select:
         args += ["-k", select]
     sink = io.StringIO()
-    with no_plugin_autoload(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+    with own_pytest_environment(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
         exit_code = pytest.main(args, plugins=[plugin])
     if plugin.spec_error is not None:
         raise plugin.spec_error
