@@ -19,7 +19,7 @@ from autograder.grading import (
     total,
 )
 from autograder.grading.plugin import GENERIC_MESSAGE
-from autograder.grading.runner import collect_checks
+from autograder.grading.runner import collect_checks, own_pytest_environment
 from autograder.spec import parse_spec
 from tests.support.corpus import (
     BUGGY_DIR,
@@ -251,8 +251,9 @@ def test_plugin_turns_unexpected_check_errors_into_a_generic_message(tmp_path):
     '''))
     spec = parse_spec(ONE_FUNCTION_SPEC)  # part x, worth 2: its one check gets both points
     plugin = CheckPlugin(InProcessStudent(""), reference=None, spec=spec)  # type: ignore[arg-type]
-    pytest.main([str(tmp_path), "-q", "-p", "no:cacheprovider", "--assert=plain", "-c", "/dev/null",
-                 "--rootdir", str(tmp_path)], plugins=[plugin])
+    with own_pytest_environment():  # as the grader runs its checks: not the suite's options
+        pytest.main([str(tmp_path), "-q", "-p", "no:cacheprovider", "--assert=plain", "-c",
+                     "/dev/null", "--rootdir", str(tmp_path)], plugins=[plugin])
     (result,) = plugin.results
     assert result.status == "error" and result.points == 0 and result.max_points == 2
     assert result.message == GENERIC_MESSAGE and "12345" not in result.message

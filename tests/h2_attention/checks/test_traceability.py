@@ -17,7 +17,7 @@ import pytest
 
 from autograder.grading.assertions import CheckFailure
 from autograder.grading.plugin import CheckResult, CheckValidator, describe_item, verdict
-from autograder.grading.runner import PYTEST_ARGS, collect_checks
+from autograder.grading.runner import PYTEST_ARGS, collect_checks, own_pytest_environment
 from tests.support.h2 import H2, SPEC
 
 RELEASE_NOTEBOOK = SPEC.release_notebook
@@ -76,17 +76,17 @@ def test_requires_is_not_part_of_a_result(exc):
 
 def _collect(tmp_path, check_source: str, monkeypatch) -> tuple[CheckValidator, pytest.ExitCode | int]:
     """pytest's collection of one check module with the validator's collection hooks, as
-    ``collect_checks`` runs it (same ini, same arguments, no plugin autoload)."""
+    ``collect_checks`` runs it (same ini, same arguments, none of the environment's pytest settings)."""
     (tmp_path / "pytest.ini").write_text((CHECKS_DIR / "pytest.ini").read_text(encoding="utf-8"))
     module = f"test_{tmp_path.name}.py"  # a fresh name: pytest keeps imported modules by name
     (tmp_path / module).write_text(textwrap.dedent(check_source), encoding="utf-8")
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     plugin = CheckValidator()
-    exit_code = pytest.main(
-        [str(tmp_path), "-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path), *PYTEST_ARGS,
-         "--import-mode=importlib", "--collect-only"],
-        plugins=[plugin],
-    )
+    with own_pytest_environment():
+        exit_code = pytest.main(
+            [str(tmp_path), "-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path),
+             *PYTEST_ARGS, "--import-mode=importlib", "--collect-only"],
+            plugins=[plugin],
+        )
     return plugin, exit_code
 
 
@@ -134,10 +134,10 @@ def test_describe_item_carries_requires(tmp_path, monkeypatch):
         def test_traced(student, reference):
             """A check that names its rule"""
     '''), encoding="utf-8")
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    pytest.main([str(tmp_path), "-c", str(CHECKS_DIR / "pytest.ini"), "--rootdir", str(tmp_path),
-                 *PYTEST_ARGS, "--import-mode=importlib", "--collect-only"],
-                plugins=[CheckValidator(), Keep()])
+    with own_pytest_environment():
+        pytest.main([str(tmp_path), "-c", str(CHECKS_DIR / "pytest.ini"), "--rootdir",
+                     str(tmp_path), *PYTEST_ARGS, "--import-mode=importlib", "--collect-only"],
+                    plugins=[CheckValidator(), Keep()])
     (item,) = items
     assert describe_item(item) == {
         "name": f"test_{tmp_path.name}::test_traced", "title": "A check that names its rule",
