@@ -86,6 +86,7 @@ class Job(NamedTuple):
 # ------------------------------------------------------------ inside a grading process
 
 _SESSION = None
+INTERRUPT_POLL = 0.2  # seconds between the coordinator's looks for a Ctrl-C while it waits
 
 
 def _quiet_interrupt(signum: int, frame: object) -> None:
@@ -233,10 +234,12 @@ def _run_pool(
         with stages.stage("start-up: probe the sandbox's isolation"):
             probe_isolation(channels[0], options.limits, isolate=options.isolate,
                             allow_weaker=options.allow_weaker)
-        with stages.stage("coordinator: wait for the grading processes"), ProcessPoolExecutor(
-            jobs, mp_context=context, initializer=_start_session,
-            initargs=(channels, slots, options, assignment),
-        ) as pool:
+        # Ctrl-C is raised here only between waits (interrupts.deferred): never inside the
+        # pool's own code, whose locks it could leave held.
+        with stages.stage("coordinator: wait for the grading processes"), \
+                interrupts.deferred(), ProcessPoolExecutor(
+                    jobs, mp_context=context, initializer=_start_session,
+                    initargs=(channels, slots, options, assignment)) as pool:
             running: dict = {}
             started = False
             while queue or running:
@@ -248,7 +251,7 @@ def _run_pool(
                 if not started:
                     on_started()
                     started = True
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                done, _ = wait(running, timeout=INTERRUPT_POLL, return_when=FIRST_COMPLETED)
                 interrupts.raise_if_interrupted()
                 for future in done:
                     job = running.pop(future)

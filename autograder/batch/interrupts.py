@@ -9,6 +9,11 @@ between pools and between cluster results.
 
 A coordinator started with Ctrl-C ignored (a background job of a non-interactive shell)
 keeps ignoring it, and so do the grading processes it forks (``ignored``).
+
+Around the process pool, Ctrl-C is only remembered (``deferred``), and the coordinator raises
+it at its own safe points: an exception raised wherever the signal lands can leave a lock of
+``concurrent.futures`` held (``wait`` holds every future's lock while it sets up), and the
+pool's shutdown would then wait forever, with nothing said.
 """
 
 from __future__ import annotations
@@ -42,6 +47,25 @@ def watched() -> Iterator[None]:
         yield
         return
     previous = signal.signal(signal.SIGINT, _on_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _remember(signum: int, frame: FrameType | None) -> None:
+    _received.set()
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """While the block runs (inside ``watched``), Ctrl-C is remembered and not raised: the
+    block asks ``raise_if_interrupted`` where stopping is safe, and waits with a timeout so
+    that it asks soon. The previous handler is put back after."""
+    if ignored() or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _remember)
     try:
         yield
     finally:

@@ -59,3 +59,20 @@ def test_a_deaf_process_stays_deaf():
             interrupts.raise_if_interrupted()
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_around_the_pool_a_ctrl_c_waits_for_a_safe_point():
+    """Inside ``deferred`` the signal raises nothing where it lands (a lock of the pool could
+    be left held); the coordinator's next look raises it, and the handler of ``watched`` is
+    back after the block."""
+    with interrupts.watched():
+        watching = signal.getsignal(signal.SIGINT)
+        with interrupts.deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(10_000):  # the handler runs here: nothing is raised
+                pass
+            landed_quietly = True
+            with pytest.raises(KeyboardInterrupt):
+                interrupts.raise_if_interrupted()
+        assert signal.getsignal(signal.SIGINT) is watching
+    assert landed_quietly
