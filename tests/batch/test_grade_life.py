@@ -108,6 +108,17 @@ def test_the_late_student_stays_late_and_student_keeps_every_row(tmp_path):
 INTERRUPTED = "interrupted: what was already graded is kept; "
 
 
+def ended(grader: subprocess.Popen, seconds: float) -> tuple[str, str]:
+    """The run's output once it ended; one still running after ``seconds`` fails the test and
+    is killed with its group, so that the root's lock does not fail the tests after it."""
+    try:
+        return grader.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        os.killpg(grader.pid, signal.SIGKILL)
+        out, err = grader.communicate()
+        pytest.fail(f"the run did not end within {seconds:g} s of Ctrl-C: {out[-500:]} {err[-500:]}")
+
+
 @pytest.fixture(scope="module")
 def slow_root(tmp_path_factory) -> Path:
     """Six quick submissions, then two whose functions loop until their limit (seconds
@@ -135,7 +146,7 @@ def test_ctrl_c_is_one_true_line_without_a_traceback(slow_root, force, after):
         saved = list(slow_root.glob(f"autograded/*/{ASSIGNMENT}/{RESULTS_JSON}"))
     assert len(saved) >= after and grader.poll() is None, "the interrupt should land mid-batch"
     os.killpg(grader.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole group
-    _, stderr = grader.communicate(timeout=60)
+    _, stderr = ended(grader, 60)
     assert grader.returncode == 130, stderr
     again = ("run it again without --force to resume (with --force it starts over)" if force
              else "run the same command again to resume")
@@ -155,6 +166,6 @@ def test_a_run_started_deaf_to_ctrl_c_grades_on_and_loses_nobody(slow_root):
            and time.monotonic() < deadline):
         time.sleep(0.05)
     os.killpg(grader.pid, signal.SIGINT)
-    out, err = grader.communicate(timeout=120)
+    out, err = ended(grader, 120)
     assert grader.returncode == 0, err
     assert "8 submissions: 8 graded, 0 ungradable, 0 grader errors" in out, out
