@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
@@ -43,14 +43,8 @@ def watched() -> Iterator[None]:
     previous handler is put back after. Ignored Ctrl-C stays ignored; off the main thread
     (where Python cannot set a handler) nothing changes."""
     _received.clear()
-    if ignored() or threading.current_thread() is not threading.main_thread():
+    with _handled_by(_on_interrupt):
         yield
-        return
-    previous = signal.signal(signal.SIGINT, _on_interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def _remember(signum: int, frame: FrameType | None) -> None:
@@ -62,10 +56,18 @@ def deferred() -> Iterator[None]:
     """While the block runs (inside ``watched``), Ctrl-C is remembered and not raised: the
     block asks ``raise_if_interrupted`` where stopping is safe, and waits with a timeout so
     that it asks soon. The previous handler is put back after."""
+    with _handled_by(_remember):
+        yield
+
+
+@contextmanager
+def _handled_by(handler: Callable[[int, FrameType | None], None]) -> Iterator[None]:
+    """Ctrl-C handled by ``handler`` while the block runs, unless this process ignores it or
+    this is not the main thread."""
     if ignored() or threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, _remember)
+    previous = signal.signal(signal.SIGINT, handler)
     try:
         yield
     finally:
