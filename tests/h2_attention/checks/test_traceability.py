@@ -74,7 +74,7 @@ def test_requires_is_not_part_of_a_result(exc):
     assert "Float32" not in repr(result)
 
 
-def _collect(tmp_path, check_source: str, monkeypatch) -> tuple[CheckValidator, pytest.ExitCode | int]:
+def _collect(tmp_path, check_source: str) -> tuple[CheckValidator, pytest.ExitCode | int]:
     """pytest's collection of one check module with the validator's collection hooks, as
     ``collect_checks`` runs it (same ini, same arguments, none of the environment's pytest settings)."""
     (tmp_path / "pytest.ini").write_text((CHECKS_DIR / "pytest.ini").read_text(encoding="utf-8"))
@@ -96,31 +96,31 @@ def _collect(tmp_path, check_source: str, monkeypatch) -> tuple[CheckValidator, 
      '@pytest.mark.part("x", requires="   ")', '@pytest.mark.part("x", requires=None)'],
     ids=["missing", "empty", "blank", "not text"],
 )
-def test_plugin_reports_a_check_without_requires(tmp_path, monkeypatch, marker):
+def test_plugin_reports_a_check_without_requires(tmp_path, marker):
     plugin, exit_code = _collect(tmp_path, f'''
         import pytest
 
         {marker}
         def test_untraced(student, reference):
             """A check that names no rule"""
-    ''', monkeypatch)
+    ''')
     assert exit_code == pytest.ExitCode.OK
     assert len(plugin.problems) == 1
     assert "test_untraced" in plugin.problems[0] and "requires" in plugin.problems[0]
 
 
-def test_plugin_accepts_a_traced_check(tmp_path, monkeypatch):
+def test_plugin_accepts_a_traced_check(tmp_path):
     plugin, exit_code = _collect(tmp_path, '''
         import pytest
 
         @pytest.mark.part("x", requires="Float32 in, float32 out")
         def test_traced(student, reference):
             """A check that names its rule"""
-    ''', monkeypatch)
+    ''')
     assert exit_code == pytest.ExitCode.OK and plugin.problems == []
 
 
-def test_describe_item_carries_requires(tmp_path, monkeypatch):
+def test_describe_item_carries_requires(tmp_path):
     items = []
 
     class Keep:
@@ -152,7 +152,7 @@ def test_describe_item_carries_requires(tmp_path, monkeypatch):
      ('@pytest.mark.part("x", weight=1.5, requires="Float32 in, float32 out")', "whole number >= 1")],
     ids=["points", "zero weight", "fractional weight"],
 )
-def test_plugin_reports_points_or_a_bad_weight_on_a_check(tmp_path, monkeypatch, marker, complaint):
+def test_plugin_reports_points_or_a_bad_weight_on_a_check(tmp_path, marker, complaint):
     """A check's points are its part's (the spec's) shared by weight: a check that names
     points of its own would be a second home for them."""
     plugin, exit_code = _collect(tmp_path, f'''
@@ -161,6 +161,6 @@ def test_plugin_reports_points_or_a_bad_weight_on_a_check(tmp_path, monkeypatch,
         {marker}
         def test_weighed(student, reference):
             """A check that names its rule"""
-    ''', monkeypatch)
+    ''')
     assert exit_code == pytest.ExitCode.OK
     assert len(plugin.problems) == 1 and complaint in plugin.problems[0]
