@@ -9,6 +9,7 @@ first commit that added this file)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -26,3 +27,30 @@ def test_every_output_of_the_sample_cohort_is_what_it_was(graded_sample_cohort):
     assert sorted(now) == sorted(before)
     changed = [name for name in before if now[name] != before[name]]
     assert not changed, f"outputs that changed: {changed}"
+
+
+def test_the_grading_day_is_left_out_and_a_changed_grade_is_not(graded_sample_cohort, tmp_path):
+    """Graded on another day, the digests hold (the guard works on any day after the one
+    they were recorded on); a score changed on the page still shows."""
+    copy = tmp_path / "root"
+    shutil.copytree(graded_sample_cohort / "autograded", copy / "autograded")
+    shutil.copy2(graded_sample_cohort / "grades.csv", copy / "grades.csv")
+    before = cohort_outputs.outputs(copy)
+    for results_json in (copy / "autograded").glob("*/*/results.json"):
+        record = json.loads(results_json.read_text(encoding="utf-8"))
+        if not record.get("graded_on"):
+            continue
+        page = results_json.with_name("feedback.html")
+        old = cohort_outputs.GRADED_ON.format(record["graded_on"])
+        assert old in page.read_text(encoding="utf-8")
+        page.write_text(page.read_text(encoding="utf-8").replace(
+            old, cohort_outputs.GRADED_ON.format("1999-01-01")), encoding="utf-8")
+        results_json.write_text(json.dumps({**record, "graded_on": "1999-01-01"}),
+                                encoding="utf-8")
+    assert cohort_outputs.outputs(copy) == before
+    page = copy / "autograded" / "s001-correct" / "h2_attention" / "feedback.html"
+    assert "<strong>100</strong> / 100" in page.read_text(encoding="utf-8")
+    page.write_text(page.read_text(encoding="utf-8").replace("<strong>100</strong> / 100", "<strong>99</strong> / 100"),
+                    encoding="utf-8")
+    assert cohort_outputs.outputs(copy)[str(page.relative_to(copy))] != before[
+        str(page.relative_to(copy))]

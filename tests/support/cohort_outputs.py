@@ -4,11 +4,12 @@ Making grading cheaper (issue 40) must leave every output as it was, byte for by
 student's results.json, feedback.html and graded notebook, and grades.csv.
 ``tests/batch/sample_cohort_outputs.json`` holds their SHA-256 digests; ``test_same_outputs``
 grades the cohort with today's grader (the session's ``graded_sample_cohort``) and compares.
-Three fields of results.json are left out, because they are not the grade: how long grading
-took (``seconds``), the grading key (a digest of the grader's code, which changes with every
-edit of it, and is there to make the next run regrade) and the submission's digest (the
-reference-reading student's notebook names the checkout's path). That path reads as
-``<repo>`` elsewhere, so a clone anywhere compares. Regenerate the file only when
+Four fields of results.json are left out, because they are not the grade: how long grading
+took (``seconds``), the day it was graded (``graded_on``: the digests must hold on any later
+day, so the feedback page's "Graded on" day reads as ``<graded_on>`` too), the grading key (a
+digest of the grader's code, which changes with every edit of it, and is there to make the
+next run regrade) and the submission's digest (the reference-reading student's notebook names
+the checkout's path). That path reads as ``<repo>`` elsewhere, so a clone anywhere compares. Regenerate the file only when
 an output is meant to change, and say so in the commit::
 
     .venv/bin/python -m tests.support.cohort_outputs tests/batch/sample_cohort_outputs.json
@@ -26,7 +27,8 @@ from autograder.spec import REPO
 from tests.support.cohort_scores import grade_sample_cohort
 from tests.support.h2 import SPEC
 
-NOT_THE_GRADE = ("seconds", "grading_key", "submission_hash")
+NOT_THE_GRADE = ("seconds", "graded_on", "grading_key", "submission_hash")
+GRADED_ON = "<dt>Graded on</dt><dd>{}</dd>"
 
 
 def _without(value: object) -> object:
@@ -38,6 +40,12 @@ def _without(value: object) -> object:
     return value
 
 
+def _without_grading_day(page: bytes, results_json: Path) -> bytes:
+    """The feedback page with its "Graded on" day (the record's ``graded_on``) as a placeholder."""
+    day = json.loads(results_json.read_text(encoding="utf-8")).get("graded_on", "")
+    return page.replace(GRADED_ON.format(day).encode(), GRADED_ON.format("<graded_on>").encode())
+
+
 def outputs(root: Path) -> dict[str, str]:
     """Relative path -> SHA-256 of each output (results.json without ``NOT_THE_GRADE``)."""
     found = {"grades.csv": root / "grades.csv"}
@@ -47,6 +55,8 @@ def outputs(root: Path) -> dict[str, str]:
     digests = {}
     for name, path in found.items():
         data = path.read_bytes().replace(str(REPO).encode(), b"<repo>")
+        if path.name == "feedback.html":
+            data = _without_grading_day(data, path.with_name("results.json"))
         if path.name == "results.json":
             data = json.dumps(_without(json.loads(data)), sort_keys=True).encode()
         digests[name] = hashlib.sha256(data).hexdigest()
