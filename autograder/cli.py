@@ -148,6 +148,19 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     return parser
 
 
+def warn_if_open(root: object, command: str) -> None:
+    """One line (stderr) when the course root a command works in is open to other users of
+    the machine (``status`` says it in its own report)."""
+    if not isinstance(root, Path) or command == "status":
+        return
+    # base.closed (grp, stat): cheap
+    from autograder.base.closed import open_root_line
+
+    line = open_root_line(root.resolve())
+    if line:
+        print(f"warning: {line}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the chosen command; returns the exit status. A spec that
     contradicts itself or the hidden checks, found as a command loads it or checks it
@@ -156,6 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     prepare_process()  # before a command's modules import theirs
     try:
         args = build_parser(argv).parse_args(argv)
+        warn_if_open(getattr(args, "root", None), args.command)
         return int(args._module.run(args) or 0)
     except SpecError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from autograder.assignments import hook_modules
 from autograder.assignments.arguments import add_assignment_arguments, assignment_from
 from autograder.authoring.sync import grade_id, solution_cell_source
+from autograder.base import closed
 from autograder.base.course import SUBMITTED, TIMESTAMP_TXT, Course
 from autograder.cli import Parser  # a usage mistake is one line, as in every command
 from autograder.spec import SpecError
@@ -181,7 +182,7 @@ def build(assignment: Assignment, root: Path, size: int | None = None,
         raise NoSamples(f"assignment {assignment.name!r} ships no sample cohort (no "
                         f"{SAMPLES}/ in {assignment.root})")
     samples = hook_modules.load(assignment, hook_modules.SAMPLES)
-    root.mkdir(parents=True, exist_ok=True)
+    closed.make_root(root)  # as a real course's: other users of the machine never enter it
     return dict(samples.call("build_sample_cohort", root, size, cohort))
 
 

@@ -3,7 +3,11 @@
 Two runs in one root would both regrade every submission and race on results.json,
 grades.csv and the gradebook. The second one refuses at once with one line naming the
 process that holds the root. The kernel drops the lock when its holder ends, however it
-ends (a kill, a crash), so a stale lock file never blocks anyone.
+ends (a kill, a crash), so a stale lock file never blocks anyone. The file is closed to
+other users (0600; 0660 on a team's root): ``flock`` needs only read access, so a file
+others could open would let any student on a shared machine stop all grading. A refusal
+names the holder from the kernel's lock table (its pid and user), not only from what the
+holder wrote in the file.
 
 A root graded by a version of the grader from before its files were renamed also has the
 lock file of the old name (``autograder.legacy_names``), the one such an older grader locks. Where
@@ -17,6 +21,8 @@ from __future__ import annotations
 
 import fcntl
 import os
+import pwd
+import stat
 import sys
 import threading
 from collections.abc import Iterator
@@ -24,6 +30,7 @@ from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from autograder.base import closed
 from autograder.legacy_names import ROOT_LOCK_FILE as LEGACY_LOCK_FILE
 
 LOCK_FILE = ".autograder-grading.lock"
@@ -35,21 +42,83 @@ class RootBusy(RuntimeError):
     """Another process is grading in this course root."""
 
 
+class RootUnwritable(RootBusy):
+    """The lock file cannot be made or opened: the root is read-only, or not this user's.
+    (A ``RootBusy``, so every command that refuses a busy root refuses this in one line.)"""
+
+
+def _holders(handle: int) -> list[int]:
+    """The processes holding a lock on ``handle``'s file, from the kernel's own table
+    (``/proc/locks``): whoever holds it, whatever they wrote (or could not write) in it."""
+    info = os.fstat(handle)
+    inode = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    try:
+        table = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return []
+    found = []
+    for line in table.splitlines():
+        fields = line.split()
+        if len(fields) > 5 and fields[-3] == inode and fields[4].isdigit():
+            found.append(int(fields[4]))
+    return found
+
+
+def _user(pid: int) -> str:
+    try:
+        uid = os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return "unknown user"
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
+
+
 def _who(handle: int) -> str:
+    """`` (pid N of user U: what it wrote)``: the kernel's word for who holds it, then what
+    the holder wrote in the file when it is one of ours."""
     try:
         text = os.pread(handle, 500, 0).decode("utf-8", "replace").strip()
     except OSError:
         text = ""
-    return f" ({text})" if text else ""
+    text = "".join(char for char in text if char.isprintable())[:300]
+    holders = []
+    for pid in _holders(handle):
+        holders.append(f"pid {pid} of user {_user(pid)}")
+        if text.startswith(f"pid {pid}, "):  # what our holder wrote: its pid is named now
+            holders[-1] += ", " + text.removeprefix(f"pid {pid}, ")
+            text = ""
+    said = "; ".join(holders + ([text] if text else []))
+    return f" ({said})" if said else ""
+
+
+def _open(root: Path, path: Path, flags: int) -> int:
+    """The lock file, made closed (the team's group may open it too: its holder grades)."""
+    mode = 0o660 if closed.team_of(root) else 0o600
+    try:
+        handle = os.open(path, flags, mode)
+    except FileNotFoundError:
+        raise
+    except OSError as error:
+        raise RootUnwritable(
+            f"cannot open {path} ({error.strerror or error}): every command that changes "
+            f"{root} takes this lock first, so it needs the root writable by you; run it as "
+            "the course root's owner (or a member of its team group), on a root that is not "
+            "mounted read-only (docs/security-model.md says which folders may be)") from None
+    info = os.fstat(handle)
+    if info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & 0o007:
+        os.fchmod(handle, mode)  # made open by an older grader: anyone could hold it
+    return handle
 
 
 def _lock(stack: ExitStack, root: Path, path: Path, *, create: bool) -> int | None:
     """Lock ``path`` exclusively for the stack's life (unlocked and closed as it unwinds);
     None when ``create`` is false and there is no such file. ``RootBusy`` when another process
     holds it."""
-    flags = os.O_RDWR | os.O_CLOEXEC | (os.O_CREAT if create else 0)
+    flags = os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW | (os.O_CREAT if create else 0)
     try:
-        handle = os.open(path, flags, 0o644)
+        handle = _open(root, path, flags)
     except FileNotFoundError:
         if create:
             raise

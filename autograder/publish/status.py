@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.assignments.arguments import add_graded_root_arguments, graded_course
+from autograder.base import closed
 from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.results import root_settings
 from autograder.results.result import STATUS_ERROR, STATUS_GRADED, SubmissionResult, saved_results
@@ -162,7 +163,8 @@ def status_lines(course: Course, assignment: Assignment) -> list[str]:
     waiting = [s for s in students if s not in results or results[s].status == STATUS_ERROR]
     lines = [f"course root {course.root}: {assignment.name}",
              f"bundle: {_bundle_place(assignment)}",
-             f"settings: {root_settings.shown(settings)}"]
+             f"settings: {root_settings.shown(settings)}",
+             f"access: {_access(course.root)}"]
     by_status: dict[str, int] = {}
     for result in graded:
         by_status[result.status] = by_status.get(result.status, 0) + 1
@@ -187,6 +189,15 @@ def _bundle_place(assignment: Assignment) -> str:
     if assignment.origin == "package":
         return "the grader's own (autograder/bundles)"
     return str(assignment.root.resolve())
+
+
+def _access(root: Path) -> str:
+    """Who may enter the root: the TA alone, a team group, or (one line with the fix) others."""
+    opened = closed.open_root_line(root)
+    if opened:
+        return "OPEN: " + opened
+    team = closed.team_of(root)
+    return f"closed to all but the team group {team}" if team else "closed to all but its owner"
 
 
 def _review_lines(result: SubmissionResult) -> list[str]:

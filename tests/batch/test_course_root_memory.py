@@ -144,7 +144,7 @@ def held(root):
 
 def test_a_second_autograde_in_a_root_refuses_with_one_line_naming_the_holder(root, held):
     line = one_line_error(cli("autograde", ASSIGNMENT, "--root", str(root), "--no-progress"))
-    assert f"another grading run is using {root.resolve()} (pid {held.pid}," in line
+    assert f"another grading run is using {root.resolve()} (pid {held.pid} of user " in line
     assert not (root / "autograded").exists() and not (root / "course.json").exists()
     with pytest.raises(RootBusy):
         with hold(root):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -159,6 +160,12 @@ def round_trip(tmp_path_factory) -> SimpleNamespace:
 def test_two_cohorts_end_to_end(round_trip):
     a, b, files = round_trip.a, round_trip.b, round_trip.files
     assert all(not s.count("grader_error") for s in round_trip.summaries.values())
+    # each root is closed to other users from release on (issue 50: the reference, every
+    # submission and every grade are in it), whatever the umask; the feedback pages keep
+    # 0644, the mode nbgrader's release_feedback copies into the exchange for their student
+    for cohort in (a, b):
+        assert stat.S_IMODE(cohort.root.stat().st_mode) == 0o700, cohort.root
+    assert all(stat.S_IMODE(page.stat().st_mode) & 0o004 for page in round_trip.feedback["a"])
     assert len(round_trip.feedback["a"]) == 6 and len(round_trip.feedback["b"]) == 3
 
     ours_a, ours_b = read_csv(files["a"].grades), read_csv(files["b"].grades)

@@ -74,7 +74,7 @@ def test_a_root_an_older_grader_holds_is_refused_naming_it(tmp_path):
     older = old_grader(tmp_path / OLD_LOCK)
     try:
         assert older.answer == "held"
-        with pytest.raises(RootBusy, match=rf"\(pid {older.pid}, since today: an older grader\)"):
+        with pytest.raises(RootBusy, match=rf"\(pid {older.pid} of user \S+, since today: an older grader\)"):
             with hold(tmp_path):
                 pass
     finally:

@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from autograder.assignments.arguments import add_assignment_arguments
+from autograder.base import closed
 from autograder.base.course import FEEDBACK
 from autograder.batch.cluster.choice import ClusterError
 from autograder.batch.command import (
@@ -150,6 +151,9 @@ def _run(args: argparse.Namespace) -> int:
             print("\n".join(lines))
             return 0
         cohort = get_cohort(args.cohort, args.config, **_chosen(args))
+        opened = closed.open_root_line(cohort.root)
+        if opened:
+            print(f"warning: {opened}", file=sys.stderr)
         if args.step == "release":
             lines = workflow.release(cohort)
         elif args.step == "collect":

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from autograder.assignments import available
 from autograder.assignments.remembered import load_in_root
+from autograder.base import closed
 from autograder.base.course import assignments_in, parse_time
 from autograder.batch.due_dates import FIRST_YEAR, LAST_YEAR
 from autograder.integrations.cohorts.archives import MB, ArchiveLimits, MoodleDownload
@@ -75,6 +76,9 @@ class Cohort:
     # Which kept version of a student's submission counts (autograder.batch.version_rule):
     # ``version_rule = "last_on_time"`` in the cohort (or [defaults]); "newest" when unset.
     version_rule: str = "newest"
+    # The Unix group of the teaching team (cohorts.toml's ``team_group``): the course root is
+    # made 2770 for it; without one, 0700 (``autograder.base.closed``).
+    team_group: str | None = None
 
     def __post_init__(self) -> None:
         if self.canvas is None:
@@ -245,8 +249,22 @@ def load_cohorts(path: Path = CONFIG, *, assignment: str | None = None,
                                      Path(path)),
             extensions=_extensions(name, merged.get("extensions", {}), Path(path)),
             version_rule=_version_rule(name, merged.get("version_rule", "newest"), Path(path)),
+            team_group=_team_group(name, merged.get("team_group"), Path(path)),
         )
     return cohorts
+
+
+def _team_group(name: str, value: object, path: Path) -> str | None:
+    """The cohort's ``team_group``: a group of this machine, or none."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise CohortConfigError(f"cohort {name!r} in {path}: team_group is not a group's name")
+    try:
+        closed.group_id(value)
+    except closed.TeamGroupError as error:
+        raise CohortConfigError(f"cohort {name!r} in {path}: {error}") from None
+    return value
 
 
 def _late_policy(name: str, table: object, path: Path) -> LatePolicy:

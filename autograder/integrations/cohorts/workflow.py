@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from autograder.assignments import remembered
 from autograder.authoring import release as repo_release
+from autograder.base import closed
 from autograder.base.course import SUBMITTED, Course
 from autograder.base.nbgrader_command import nbgrader_command
 from autograder.batch import receipts, versions
@@ -131,7 +132,7 @@ def prepare_root(cohort: Cohort) -> None:
     ``cohort_file``)."""
     assignment = cohort.bundle()
     require_source(assignment)
-    _make_dir(cohort.root, "course root")
+    _make_root(cohort)
     _make_dir(cohort.exchange, "exchange")
     (cohort.root / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(
         root=str(cohort.root), course_id=cohort.course_id, exchange=str(cohort.exchange),
@@ -153,11 +154,22 @@ def prepare_root(cohort: Cohort) -> None:
         (source / assignment.cohort_file).write_text(json.dumps({"cohort": cohort.name}) + "\n")
 
 
+def _make_root(cohort: Cohort) -> None:
+    """The cohort's course root, created closed to other users (``autograder.base.closed``):
+    it will hold the reference, every submission and every grade."""
+    try:
+        closed.make_root(cohort.root, cohort.team_group)
+    except (OSError, closed.TeamGroupError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        raise WorkflowError(f"cannot create the course root {cohort.root}: {reason}; "
+                            "create it, or change `courses_root` in cohorts.toml") from None
+
+
 def release(cohort: Cohort) -> list[str]:
     """Regenerate the bundle's release if stale (where its spec keeps it: beside a bundle
     kept anywhere), then generate the cohort's copy (with the file that names its cohort)
     in the cohort's root and release it to the exchange with the due date."""
-    _make_dir(cohort.root, "course root")  # a wrong path fails now, not after nbgrader ran
+    _make_root(cohort)  # a wrong path fails now, not after nbgrader ran
     _make_dir(cohort.exchange, "exchange")
     assignment = cohort.bundle()
     if graded_without_a_release(Course(cohort.root, cohort.assignment)):
