@@ -7,14 +7,21 @@ Fixtures here are the ones tests of several folders use; a folder's own are in i
 from __future__ import annotations
 
 import json
+import os
 import statistics
 from pathlib import Path
 
 import pytest
 
+from autograder.assignments.exposure import SINGLE_USER
 from autograder.startup import prepare_process
 
 prepare_process()
+# One of the tests makes Unix users (tests/end_to_end/test_shared_machine.py) while others
+# run: every other test's commands see a machine of one user, as they were written for. The
+# shared-machine check of the grader's install is tested with it unset
+# (tests/assignments/test_exposure.py) and in that test.
+os.environ[SINGLE_USER] = "1"
 
 
 @pytest.fixture

@@ -97,3 +97,24 @@ def test_a_read_only_root_is_one_line(tmp_path: Path) -> None:
 def test_unwritable_is_a_busy_root_to_every_command() -> None:
     """Every command that refuses a busy root in one line refuses an unwritable one too."""
     assert issubclass(RootUnwritable, RootBusy)
+
+
+@as_root
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="unshare(1) not installed")
+def test_what_the_security_model_mounts_read_only_is_only_read(tmp_path: Path) -> None:
+    """docs/security-model.md's hardening: source/, release/ and submitted/ read-only, the
+    rest of the root writable; a grading run then grades, and writes nothing there."""
+    root = tmp_path / "root"
+    root.mkdir()
+    submit(root, "s1")
+    for folder in ("source", "release"):
+        (root / folder).mkdir()
+    binds = " && ".join(f"mount --bind -o ro {root / folder} {root / folder}"
+                        for folder in ("source", "release", "submitted"))
+    script = (f"{binds} && exec {sys.executable} -m autograder autograde {VECTORS.name} "
+              f"--root {root} --assignments {VECTORS.root.parent} --no-progress")
+    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
+                          capture_output=True, text=True, check=False, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert (root / "autograded" / "s1" / VECTORS.name / "results.json").is_file()
+    assert "Traceback" not in done.stderr
