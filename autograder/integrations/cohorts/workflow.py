@@ -264,13 +264,15 @@ def _unpack_downloads(cohort: Cohort, archives: list[Path]) -> list[str]:
             ] + lms_archives.skipped_lines(unpacked, cohort.lms_filename_regexp)
 
 
-def _zip_collect(cohort: Cohort, course: Course) -> None:
+def _zip_collect(cohort: Cohort, course: Course,
+                 pending: dict[str, receipts.Receipt] | None = None) -> None:
     """``nbgrader zip_collect --force`` of the downloads just unpacked: each student's
-    submission it replaces is kept as a version first. When it fails, every student's
+    submission it replaces is kept as a version first, with its receipt (``pending``: those
+    this collect made from the exchange a moment ago, not saved yet). When it fails, every student's
     folder in submitted/ is put back as it was (from those versions) and the error is one
     line: nbgrader's own last error, not its log."""
     previous = _submissions(course)
-    versions.keep_all(course)
+    versions.keep_all(course, pending=pending)
     try:
         nbgrader(cohort, "zip_collect", cohort.assignment, "--force",
                  *lms_archives.NBGRADER_NO_EXTRACTION)
@@ -392,7 +394,7 @@ def collect(cohort: Cohort, archives: list[Path] | None = None,
             steps.append(f"nothing in the exchange ({inbound} is empty)")
         found = arrival.from_exchange(course, inbound, known)  # before zip_collect writes
         if archives:
-            _zip_collect(cohort, course)
+            _zip_collect(cohort, course, found)  # an exchange version keeps its receipt
             steps.append(f"collected {len(archives)} LMS download(s)")
             steps += left_out
             found.update(arrival.from_downloads(course, archives, cohort.lms_filename_regexp,
