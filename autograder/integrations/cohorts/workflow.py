@@ -8,6 +8,7 @@ exchange, so plain ``nbgrader`` commands run there work as well.
 
 from __future__ import annotations
 
+import difflib
 import json
 import shutil
 import subprocess
@@ -444,6 +445,23 @@ def remember_settings(cohort: Cohort) -> list[str]:
     return lines + ([where] if where else [])
 
 
+def check_extension_ids(cohort: Cohort, course: Course) -> None:
+    """``WorkflowError`` (one line, naming the close ids) for an extension in cohorts.toml
+    given to a student with no collected submission: a mistyped id would be remembered and
+    leave the real student penalised (``autograde --extension`` refuses the same)."""
+    students = course.students()
+    for student in sorted(cohort.extensions):
+        if student in students:
+            continue
+        close = difflib.get_close_matches(student, students, n=3, cutoff=0.6)
+        hint = f"did you mean {' or '.join(close)}?" if close else "check the id"
+        raise WorkflowError(
+            f"the extension of {student} in [cohorts.{cohort.name}.extensions] of cohorts.toml "
+            f"is for no collected submission ({cohort.root / SUBMITTED} has none from "
+            f"{student}: {hint}); correct the id, or add the line once they have submitted "
+            "(nothing was graded or changed)")
+
+
 def grade(cohort: Cohort, options: BatchOptions | None = None,
           say: Callable[[str], None] = lambda line: None) -> BatchSummary:
     """``autograde`` for the cohort: its root, its cohort name (evidence inputs), its due date
@@ -465,6 +483,7 @@ def _grade(cohort: Cohort, options: BatchOptions | None, say: Callable[[str], No
     if not course.students():
         raise WorkflowError(f"no submissions in {cohort.root / SUBMITTED} for cohort "
                             f"{cohort.name}: run {command('collect', cohort)} first")
+    check_extension_ids(cohort, course)
     for line in remember_settings(cohort):
         say(line)
     options = replace(options or BatchOptions(), cohort=cohort.name, due=cohort.due,
