@@ -41,6 +41,8 @@ TOLERANCE = timedelta(minutes=2)
 SOURCE_CLAIM_ONLY = "timestamp.txt only"  # no record the student cannot write
 CHECK = "check when it was submitted"
 NOT_JUDGED = "no due date: lateness not judged"
+NO_RECEIPT = ("this version was kept without an arrival receipt, though the course's collects "
+              f"record one for every version, so its timestamp.txt is confirmed by nothing: {CHECK}")
 
 
 @dataclass(frozen=True)
@@ -109,11 +111,31 @@ def decide(folder: Path, due: datetime | None) -> Lateness:
 def decide_kept(files: Path, receipt: receipts_file.Receipt | None,
                 due: datetime | None) -> Lateness:
     """``decide`` for a kept version (``autograder.batch.versions``): its files are no longer
-    in ``submitted/``, so the receipt is the one kept with them, not the course's current one."""
+    in ``submitted/``, so the receipt is the one kept with them, not the course's current one.
+
+    A version kept without a receipt in a course root whose collects record them
+    (``receipts/<assignment>.json`` exists) fails closed: ``cohort collect`` keeps every
+    version it collects with its receipt, so its ``timestamp.txt`` is confirmed by nothing;
+    its lateness is ``unknown`` (never on time, so ``last_on_time`` and
+    ``best_after_penalty`` never pick it), and the reason says so."""
+    if receipt is None and _receipts_recorded(files):
+        claim, _ = submission_time(files)
+        unconfirmed = Lateness(shown(claim) if claim else "", False, True, SOURCE_CLAIM_ONLY
+                               if claim else "", "", NO_RECEIPT)
+        return replace(unconfirmed, note="") if due is None else unconfirmed
     decided = _decide(files, due, receipt, "")
     if due is None:
         return replace(decided, late=False, unknown=True, note="")
     return decided
+
+
+def _receipts_recorded(files: Path) -> bool:
+    """Whether the course root of a kept version's ``files``
+    (``<root>/versions/<student>/<assignment>/<hash16>/files``) records arrival receipts."""
+    files = Path(files)
+    if len(files.parents) < 5 or files.parents[3].name != "versions":
+        return False
+    return receipts_file.path_for(files.parents[4], files.parents[1].name).exists()
 
 
 def _course_receipt(folder: Path) -> tuple[receipts_file.Receipt | None, str]:

@@ -75,8 +75,13 @@ def student_folder(course: Course, student: str) -> Path:
     return course.root / VERSIONS / student / course.assignment
 
 
-def _receipt_for(course: Course, student: str, digest: str) -> receipts_file.Receipt | None:
-    """The receipt recorded for this content of the student's submission, if any."""
+def _receipt_for(course: Course, student: str, digest: str,
+                 pending: receipts_file.Receipt | None = None) -> receipts_file.Receipt | None:
+    """The receipt recorded for this content of the student's submission, if any:
+    ``pending`` (made by the collect under way, not saved yet) when it is for this content,
+    else the course's."""
+    if pending is not None and pending.submission_hash == digest:
+        return pending
     try:
         receipt = receipts_file.load(course.root, course.assignment).get(student)
     except receipts_file.ReceiptsError:
@@ -103,14 +108,17 @@ def load(folder: Path) -> Version | None:
         return None
 
 
-def keep(course: Course, student: str, now: datetime | None = None) -> Version | None:
+def keep(course: Course, student: str, now: datetime | None = None,
+         pending: receipts_file.Receipt | None = None) -> Version | None:
     """Keep the student's submission in ``submitted/`` as a version (None: no submission).
-    Already kept (same content): nothing is copied; a receipt recorded since is added."""
+    Already kept (same content): nothing is copied; a receipt recorded since is added.
+    ``pending``: the receipt the collect under way made for the student, not saved yet (an
+    exchange submission about to be replaced by an LMS download of the same collect)."""
     source = course.submitted(student)
     if not source.is_dir() or source.is_symlink():
         return None
     digest = content_hash(source)
-    receipt = _receipt_for(course, student, digest)
+    receipt = _receipt_for(course, student, digest, pending)
     target = student_folder(course, student) / digest[:SHORT]
     kept = load(target)
     if kept is not None:
@@ -137,13 +145,16 @@ def keep(course: Course, student: str, now: datetime | None = None) -> Version |
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def keep_all(course: Course, students: list[str] | None = None) -> int:
-    """Keep every (or each named) student's current submission; returns how many were new."""
+def keep_all(course: Course, students: list[str] | None = None,
+             pending: dict[str, receipts_file.Receipt] | None = None) -> int:
+    """Keep every (or each named) student's current submission, each with its receipt
+    (``pending``: those made by the collect under way, not saved yet); returns how many
+    were new."""
     new = 0
     for student in students if students is not None else course.students():
         folder = student_folder(course, student)
         before = {entry.name for entry in folder.iterdir()} if folder.is_dir() else set()
-        version = keep(course, student)
+        version = keep(course, student, pending=(pending or {}).get(student))
         new += version is not None and version.folder.name not in before
     return new
 

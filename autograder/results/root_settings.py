@@ -163,6 +163,22 @@ def shown(settings: RootSettings) -> str:
     return f"{due}; " + (f"cohort {settings.cohort}" if settings.cohort else "no cohort") + counts
 
 
+def _check_extensions(settings: RootSettings) -> None:
+    """``RootSettingsError`` (one line, with the fix) for an extension that ends on or before
+    the due date: given so (a year typed early), or left behind by a due date moved past it,
+    it would make its student late sooner, not later."""
+    if settings.due is None:
+        return
+    for student, when in sorted(settings.extensions.items()):
+        if when <= settings.due:
+            raise RootSettingsError(
+                f"the extension of {student} ({due_text(when)}) ends "
+                f"{'on' if when == settings.due else 'before'} the due date "
+                f"({due_text(settings.due)}), so it would make {student} late sooner, not "
+                f"later: give a later one with --extension {student}='TIME', or take it back "
+                f"with --extension {student}=none (nothing was changed)")
+
+
 def remember(root: Path, assignment: str, *, cohort: str | None = None,
              due: datetime | None = None, set_due: bool = False, set_cohort: bool = False,
              late_policy: LatePolicy | None = None,
@@ -190,6 +206,7 @@ def remember(root: Path, assignment: str, *, cohort: str | None = None,
                           stored.late_policy if late_policy is None else late_policy,
                           merged, stored.version_rule if version_rule is None else version_rule,
                           stored.course if course is None else course)
+    _check_extensions(wanted)
     lines = []
     if wanted.course != stored.course:
         lines.append(f"course of {assignment} in {root}: {wanted.course} (was "

@@ -73,3 +73,34 @@ def test_a_due_date_out_of_range_is_refused_before_it_is_remembered(text):
     root failed to read it."""
     with pytest.raises(DueDateError, match="a due date is between 1970 and 9998"):
         parse_due(text)
+
+
+# ------------------------------------------------------------------ issue 50, item 16
+
+
+@pytest.mark.parametrize("extension", ["2026-12-10 23:59 UTC",  # the class deadline moved
+                                       "2025-12-16 23:59 UTC",  # a year typed early
+                                       "2026-12-14 23:59 UTC"])  # the due date itself
+def test_an_extension_that_ends_by_the_due_date_is_refused_and_nothing_changes(tmp_path,
+                                                                             extension):
+    root = tmp_path / "course"
+    (root / "submitted" / "s042" / ASSIGNMENT).mkdir(parents=True)
+    line = one_line_error(cli("autograde", ASSIGNMENT, "--root", str(root), "--no-progress",
+                              "--jobs", "1", "--due", "2026-12-14 23:59 UTC",
+                              "--extension", f"s042={extension}"))
+    assert "the extension of s042" in line and "2026-12-14 23:59:00 UTC" in line, line
+    assert "late sooner" in line and "--extension s042=none" in line
+    assert not (root / "course.json").exists()  # neither the due date nor the extension
+
+
+def test_a_due_date_moved_past_a_remembered_extension_is_refused(tmp_path):
+    root = tmp_path / "course"
+    (root / "submitted" / "s042" / ASSIGNMENT).mkdir(parents=True)
+    remembered = {ASSIGNMENT: {"due": "2026-12-14 23:59:00 UTC",
+                               "extensions": {"s042": "2026-12-16 23:59:00 UTC"}}}
+    (root / "course.json").write_text(json.dumps(remembered))
+    before = (root / "course.json").read_bytes()
+    line = one_line_error(cli("autograde", ASSIGNMENT, "--root", str(root), "--no-progress",
+                              "--jobs", "1", "--due", "2026-12-18 23:59 UTC"))
+    assert "the extension of s042 (2026-12-16 23:59:00 UTC) ends before the due date" in line
+    assert (root / "course.json").read_bytes() == before

@@ -192,20 +192,48 @@ def from_downloads(course: Course, archives: list[Path], regexp: str,
     return found
 
 
+def first_receipt(course: Course, student: str, new: receipts_file.Receipt,
+                  known: receipts_file.Receipt | None) -> receipts_file.Receipt:
+    """The receipt of record for the content ``new`` was made for (its ``submission_hash``):
+    the earliest time any collect recorded for this same content (the course's receipt, or
+    the one kept with the version of it in ``versions/``), else ``new``. The same files
+    downloaded again later (a TA's second "download all") arrived when they first did: a
+    later receipt never makes them late, and an earlier one is never lost."""
+    # batch.versions (the grader's copy of each version): only when a receipt is recorded
+    from autograder.batch import versions
+
+    digest = new.submission_hash
+    version = versions.find(course, student, digest)
+    earlier = [r for r in (known, version.receipt if version else None)
+               if r is not None and r.submission_hash == digest and r.moment is not None]
+    timed = ([new] if new.moment is not None else []) + earlier  # a tie: the new one
+    return min(timed, key=lambda r: r.moment) if timed else new
+
+
 def record(course: Course, known: dict[str, receipts_file.Receipt],
            found: dict[str, receipts_file.Receipt]) -> list[str]:
     """Write ``found`` over ``known`` (each bound to the collected files as they are now;
-    a receipt of a student no longer collected is dropped) and say what was recorded."""
+    a receipt of a student no longer collected is dropped) and say what was recorded.
+    Content collected before keeps its first arrival time (``first_receipt``)."""
     if not found:
         return []
     students = set(course.students())
     merged = {s: r for s, r in known.items() if s in students}
+    kept_first = []
     for student, receipt in found.items():
-        merged[student] = replace(receipt, submission_hash=content_hash(course.submitted(student)))
+        bound = replace(receipt, submission_hash=content_hash(course.submitted(student)))
+        merged[student] = first_receipt(course, student, bound, known.get(student))
+        if merged[student].received_at != bound.received_at:
+            kept_first.append(student)
     path = receipts_file.save(course.root, course.assignment, merged)
-    untimed = sorted(s for s, r in found.items() if r.received_at is None)
+    untimed = sorted(s for s, r in found.items() if merged[s].received_at is None)
     line = (f"arrival times of {len(found) - len(untimed)} submission(s) recorded in {path} "
             "(compared with their timestamp.txt when graded)")
+    if kept_first:
+        kept_first.sort()
+        shown = ", ".join(kept_first[:10]) + (", ..." if len(kept_first) > 10 else "")
+        line += (f"; {len(kept_first)} collected before with the same files keep their first "
+                 f"arrival time ({shown}: the same files arrived when they first did)")
     if untimed:
         line += (f"; no arrival time for {len(untimed)} ({', '.join(untimed[:10])}"
                  f"{', ...' if len(untimed) > 10 else ''}): {found[untimed[0]].how}")

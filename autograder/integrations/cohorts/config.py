@@ -20,6 +20,7 @@ from autograder.integrations.lms.canvas import CanvasSettings
 from autograder.integrations.lms.moodle import MoodleSettings
 from autograder.integrations.lms.roster import STUDENT_ID
 from autograder.results.late_policy import LatePolicy, LatePolicyError, from_table
+from autograder.results.root_settings import due_text
 from autograder.results.version_rules import VersionRuleError, parse
 from autograder.spec import REPO, SpecError
 
@@ -247,7 +248,7 @@ def load_cohorts(path: Path = CONFIG, *, assignment: str | None = None,
             archive_limits=archive_limits(name, merged, Path(path)),
             late_policy=_late_policy(name, merged.get("late_policy", data.get("late_policy", {})),
                                      Path(path)),
-            extensions=_extensions(name, merged.get("extensions", {}), Path(path)),
+            extensions=_extensions(name, merged.get("extensions", {}), Path(path), due),
             version_rule=_version_rule(name, merged.get("version_rule", "newest"), Path(path)),
             team_group=_team_group(name, merged.get("team_group"), Path(path)),
         )
@@ -286,16 +287,27 @@ def _version_rule(name: str, value: object, path: Path) -> str:
         raise CohortConfigError(f"cohort {name!r} in {path}: {error}") from None
 
 
-def _extensions(name: str, table: object, path: Path) -> dict[str, datetime]:
-    """``[cohorts.<name>.extensions]``: student id = due date (date, time and zone)."""
+def _extensions(name: str, table: object, path: Path,
+                cohort_due: datetime | None = None) -> dict[str, datetime]:
+    """``[cohorts.<name>.extensions]``: student id = due date (date, time and zone), each
+    after the cohort's due date: one that is not (the class deadline moved past it, a year
+    typed early) would make its student late sooner, so it is refused."""
     if not isinstance(table, dict):
         raise CohortConfigError(f"cohort {name!r} in {path}: extensions is not a table of "
                                 "student = due date")
     found = {}
     for student, value in table.items():
         due = parse_due(f"{name}, extension of {student}", value, path)
-        if due is not None:
-            found[str(student)] = due.astimezone(UTC)
+        if due is None:
+            continue
+        if cohort_due is not None and due <= cohort_due:
+            raise CohortConfigError(
+                f"cohort {name!r} in {path}: the extension of {student} ({due_text(due)}) "
+                f"ends {'on' if due == cohort_due else 'before'} the cohort's due date "
+                f"({due_text(cohort_due)}), so it would make {student} late sooner, not later: "
+                "give a date after the due date in [cohorts."
+                f"{name}.extensions], or remove the line")
+        found[str(student)] = due.astimezone(UTC)
     return found
 
 

@@ -8,6 +8,7 @@ exchange, so plain ``nbgrader`` commands run there work as well.
 
 from __future__ import annotations
 
+import difflib
 import json
 import shutil
 import subprocess
@@ -276,13 +277,15 @@ def _unpack_downloads(cohort: Cohort, archives: list[Path]) -> list[str]:
             ] + lms_archives.skipped_lines(unpacked, cohort.lms_filename_regexp)
 
 
-def _zip_collect(cohort: Cohort, course: Course) -> None:
+def _zip_collect(cohort: Cohort, course: Course,
+                 pending: dict[str, receipts.Receipt] | None = None) -> None:
     """``nbgrader zip_collect --force`` of the downloads just unpacked: each student's
-    submission it replaces is kept as a version first. When it fails, every student's
+    submission it replaces is kept as a version first, with its receipt (``pending``: those
+    this collect made from the exchange a moment ago, not saved yet). When it fails, every student's
     folder in submitted/ is put back as it was (from those versions) and the error is one
     line: nbgrader's own last error, not its log."""
     previous = _submissions(course)
-    versions.keep_all(course)
+    versions.keep_all(course, pending=pending)
     try:
         nbgrader(cohort, "zip_collect", cohort.assignment, "--force",
                  *lms_archives.NBGRADER_NO_EXTRACTION)
@@ -404,7 +407,7 @@ def collect(cohort: Cohort, archives: list[Path] | None = None,
             steps.append(f"nothing in the exchange ({inbound} is empty)")
         found = arrival.from_exchange(course, inbound, known)  # before zip_collect writes
         if archives:
-            _zip_collect(cohort, course)
+            _zip_collect(cohort, course, found)  # an exchange version keeps its receipt
             steps.append(f"collected {len(archives)} LMS download(s)")
             steps += left_out
             found.update(arrival.from_downloads(course, archives, cohort.lms_filename_regexp,
@@ -454,6 +457,23 @@ def remember_settings(cohort: Cohort) -> list[str]:
     return lines + ([where] if where else [])
 
 
+def check_extension_ids(cohort: Cohort, course: Course) -> None:
+    """``WorkflowError`` (one line, naming the close ids) for an extension in cohorts.toml
+    given to a student with no collected submission: a mistyped id would be remembered and
+    leave the real student penalised (``autograde --extension`` refuses the same)."""
+    students = course.students()
+    for student in sorted(cohort.extensions):
+        if student in students:
+            continue
+        close = difflib.get_close_matches(student, students, n=3, cutoff=0.6)
+        hint = f"did you mean {' or '.join(close)}?" if close else "check the id"
+        raise WorkflowError(
+            f"the extension of {student} in [cohorts.{cohort.name}.extensions] of cohorts.toml "
+            f"is for no collected submission ({cohort.root / SUBMITTED} has none from "
+            f"{student}: {hint}); correct the id, or add the line once they have submitted "
+            "(nothing was graded or changed)")
+
+
 def grade(cohort: Cohort, options: BatchOptions | None = None,
           say: Callable[[str], None] = lambda line: None) -> BatchSummary:
     """``autograde`` for the cohort: its root, its cohort name (evidence inputs), its due date
@@ -475,6 +495,7 @@ def _grade(cohort: Cohort, options: BatchOptions | None, say: Callable[[str], No
     if not course.students():
         raise WorkflowError(f"no submissions in {cohort.root / SUBMITTED} for cohort "
                             f"{cohort.name}: run {command('collect', cohort)} first")
+    check_extension_ids(cohort, course)
     for line in remember_settings(cohort):
         say(line)
     options = replace(options or BatchOptions(), cohort=cohort.name, due=cohort.due,

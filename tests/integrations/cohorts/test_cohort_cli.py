@@ -308,3 +308,39 @@ def test_config_is_taken_after_the_step_too(tmp_path):
         cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
     assert after.returncode == before.returncode == 0, before.stderr
     assert before.stdout == after.stdout and "fall-a: " in before.stdout
+
+
+# ------------------------------------------------------------------ extensions (issue 50, 16)
+
+
+def with_extensions(config: Path, table: str) -> Path:
+    config.write_text(config.read_text() + f"\n[cohorts.fall-a.extensions]\n{table}\n")
+    return config
+
+
+@pytest.mark.parametrize("when", ['"2029-12-31 23:59:00 UTC"', '"2030-01-01 00:00:00 UTC"',
+                                  '"2030-01-01 01:00:00+02:00"'])
+def test_an_extension_in_cohorts_toml_that_ends_by_the_due_date_is_refused(tmp_path, when):
+    config = with_extensions(write_config(tmp_path), f"s042 = {when}")
+    line = one_line_error(cohort_cli(config, "list"))
+    assert "the extension of s042" in line and "the cohort's due date" in line, line
+    assert "[cohorts.fall-a.extensions]" in line and "late sooner" in line
+    with pytest.raises(CohortConfigError, match="late sooner"):
+        load_cohorts(config)
+
+
+def test_an_extension_in_cohorts_toml_for_a_mistyped_id_is_refused_at_grade_time(tmp_path):
+    config = with_extensions(vectors_config(tmp_path),
+                             's015-lat = "2030-01-03 23:59:00 UTC"')
+    cohort = fake_release(config)
+    for student in ("s014-correct", "s015-late"):
+        (cohort.root / "submitted" / student / cohort.assignment).mkdir(parents=True)
+    def files() -> list[str]:  # the lock that `grade` holds while it checks is not a change
+        return sorted(str(p.relative_to(cohort.root)) for p in cohort.root.rglob("*")
+                      if p.name != ".autograder-grading.lock")
+
+    before = files()
+    line = one_line_error(cohort_cli(config, "grade", "fall-a"))
+    assert "the extension of s015-lat" in line and "did you mean s015-late?" in line, line
+    assert "[cohorts.fall-a.extensions]" in line
+    assert files() == before  # no course.json, no grades
