@@ -42,6 +42,20 @@ def safe_text(text: object, limit: int = DEFAULT_LIMIT, *, multiline: bool = Fal
     return text if len(text) <= limit else text[: max(limit - 3, 0)] + "..."
 
 
+def shown_id(text: object) -> str:
+    """A student id as a TA reads it (a terminal, summary.md): each control, bidirectional
+    or invisible character written as its escape (``\\x1b``, ``\\u202e``), so an id from a
+    folder or LMS file name cannot move the cursor, ring or hide itself, and two ids that
+    differ only there still read differently; anything else as it is."""
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    text = text.encode("utf-8", "replace").decode("utf-8")  # lone surrogates -> "?"
+    return _UNSHOWN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+_UNSHOWN = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
+
+
 def csv_cell(text: str) -> str:
     """A cell a spreadsheet shows as text: one that starts like a formula gets a quote."""
     return "'" + text if text.startswith(FORMULA_STARTS) else text

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from autograder.assignments.arguments import add_graded_root_arguments, graded_course
 from autograder.base.course import FEEDBACK, Course
+from autograder.base.safe_text import shown_id
 from autograder.batch.root_lock import RootBusy, hold
 from autograder.publish.views import NBGRADER_EXPORT
 from autograder.publish.views import nbgrader_export as write
@@ -156,11 +157,11 @@ def lms_lines(canvas: CanvasSettings, moodle: MoodleSettings, files: ExportFiles
     lines += [f"warning: {line}" for line in files.warnings or []]
     if files.to_review:
         lines.append(f"in them but to review first ({len(files.to_review)}, needs_review in "
-                     f"grades.csv; their points may change): {', '.join(files.to_review)}")
+                     f"grades.csv; their points may change): {', '.join(map(shown_id, files.to_review))}")
     if files.left_out:
         lines.append(f"not in the LMS files ({len(files.left_out)}: no grade to import; "
                      "review and grade them by hand):")
-        lines += [f"  {s.student}: {s.status}" + (f" ({s.reason})" if s.reason else "")
+        lines += [f"  {shown_id(s.student)}: {s.status}" + (f" ({s.reason})" if s.reason else "")
                   for s in files.left_out]
     return lines
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from autograder.assignments.arguments import add_graded_root_arguments, graded_course
 from autograder.base import closed
 from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.base.safe_text import shown_id
 from autograder.results import root_settings
 from autograder.results.result import STATUS_ERROR, STATUS_GRADED, SubmissionResult, saved_results
 
@@ -105,7 +106,7 @@ def outputs(course: Course, assignment: Assignment) -> list[Output]:
     if book is not None:  # by content: a write that changes nothing leaves the file's time
         disagree = gradebook_disagrees(course)
         found.append(Output("gradebook.db", book, not disagree, "" if not disagree else
-                            f"{regrade} (its scores differ for {', '.join(disagree[:5])})"))
+                            f"{regrade} (its scores differ for {', '.join(map(shown_id, disagree[:5]))})"))
     for name in (*FILE_NAMES, SUMMARY_MD):
         add(name, course.root / name, "python -m autograder cohort export <cohort>")
     add(NBGRADER_EXPORT, course.root / NBGRADER_EXPORT,
@@ -121,7 +122,7 @@ def outputs(course: Course, assignment: Assignment) -> list[Output]:
         oldest = min(_mtime(page) or never for _, page in copies)
         found.append(Output(f"feedback copies ({len(copies)}, for release_feedback)", oldest,
                             not stale, f"python -m autograder cohort feedback <cohort> (stale: "
-                            f"{', '.join(stale[:5])}{', ...' if len(stale) > 5 else ''})"
+                            f"{', '.join(map(shown_id, stale[:5]))}{', ...' if len(stale) > 5 else ''})"
                             if stale else ""))
     return sorted(found, key=lambda output: output.written)
 
@@ -171,7 +172,7 @@ def status_lines(course: Course, assignment: Assignment) -> list[str]:
     counts = ", ".join(f"{count} {status}" for status, count in sorted(by_status.items()))
     lines.append(f"submissions: {len(students)} ({counts or 'none graded'})")
     if waiting:
-        lines.append(f"  not graded yet: {', '.join(waiting[:10])}"
+        lines.append(f"  not graded yet: {', '.join(map(shown_id, waiting[:10]))}"
                      f"{', ...' if len(waiting) > 10 else ''} (run autograde: it grades what has "
                      "no result)")
     review = [result for result in graded if result.needs_review]
@@ -203,7 +204,7 @@ def _access(root: Path) -> str:
 def _review_lines(result: SubmissionResult) -> list[str]:
     """Why ``result`` waits for a person: its reason, the parts in review and what only TAs
     read (an integrity finding, such as whose inputs a copied evidence file holds)."""
-    lines = [f"  {result.student}: "
+    lines = [f"  {shown_id(result.student)}: "
              + (f"{result.score:g}/{result.max_score:g}" if result.has_total else "no total")
              + ("" if result.status == STATUS_GRADED else f" ({result.status})")
              + (f": {result.reason}" if result.reason else "")]

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.base.course import Course
+from autograder.base.safe_text import shown_id
 from autograder.base.wording import plural
 from autograder.batch.lateness import NOT_JUDGED, SOURCE_CLAIM_ONLY
 from autograder.report.statistics import held_back_students, misconception_counts
@@ -54,7 +55,7 @@ def render_summary(course: Course, results: list[SubmissionResult], assignment: 
     held = held_back_students(results, assignment)
     if held:
         lines.append(f"- held back until a person has looked: {plural(len(held), 'student')} "
-                     f"({', '.join(h.student for h in held)})")
+                     f"({', '.join(shown_id(h.student) for h in held)})")
     return "\n".join(lines + submission_times(results)) + "\n"
 
 
@@ -76,7 +77,7 @@ def submission_times(results: list[SubmissionResult]) -> list[str]:
                      "arrived: collect with `cohort collect` to have it confirmed).")
     if unknown:
         lines.append(f"{len(unknown)} with `late` unknown, to review:")
-        lines += [f"- **{r.student}**: " + "; ".join(
+        lines += [f"- **{shown_id(r.student)}**: " + "; ".join(
             n.text for n in r.notes if n.code == note_codes.TIME_UNCONFIRMED) for r in unknown]
     return lines
 

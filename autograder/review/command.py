@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from autograder.assignments.arguments import graded_course
 from autograder.base.course import Course
+from autograder.base.safe_text import shown_id
 from autograder.batch.root_lock import RootBusy, hold
 from autograder.batch.versions import graded_files
 from autograder.report.command import add_root_assignment_arguments
@@ -110,11 +111,11 @@ def _read_in(course: Course, assignment: Assignment) -> Decisions:
     decisions = Decisions.load(course.root)
     changed = []
     for entry in import_formgrader(course, decisions, assignment=assignment):
-        print(f"from formgrader: {entry.student} {entry.part} {entry.describe()}")
+        print(f"from formgrader: {shown_id(entry.student)} {entry.part} {entry.describe()}")
         saved = load(result_path(course, entry.student))
         if saved is not None:
             final = rewrite_student(course, saved, decisions, assignment=assignment)
-            print(f"{entry.student}: {final.score:g}/{final.max_score:g} in results.json, "
+            print(f"{shown_id(entry.student)}: {final.score:g}/{final.max_score:g} in results.json, "
                   "feedback.html, grades.csv and the gradebook")
             changed.append(entry.student)
     if changed:
@@ -129,15 +130,16 @@ def unknown_student(course: Course, student: str, decisions: Decisions) -> str |
     if student in known:
         return None
     close = difflib.get_close_matches(student, known, n=3, cutoff=0.6)
-    hint = (f"did you mean {' or '.join(close)}?" if close
-            else f"graded: {', '.join(known[:10]) or 'none'}{', ...' if len(known) > 10 else ''}")
-    return f"no graded result for {student} in {course.root} ({hint})"
+    hint = (f"did you mean {' or '.join(map(shown_id, close))}?" if close
+            else f"graded: {', '.join(map(shown_id, known[:10])) or 'none'}"
+                 f"{', ...' if len(known) > 10 else ''}")
+    return f"no graded result for {shown_id(student)} in {course.root} ({hint})"
 
 
 def _list(course: Course, decisions: Decisions, assignment: Assignment) -> int:
     flagged = [result for result in saved_results(course) if result.needs_review]
     for result in flagged:
-        print(f"{result.student}: "
+        print(f"{shown_id(result.student)}: "
               + (f"{result.score:g}/{result.max_score:g}" if result.has_total
                  else f"{result.status}, no total")
               + (f" ({result.reason})" if result.reason else ""))
@@ -171,7 +173,7 @@ def _history(course: Course, decisions: Decisions, student: str) -> int:
         else:
             print(f"{event['at']}  {event['part']}: decision of {event['was']:g} taken back "
                   f"by {event['by']}")
-    print(f"{len(events)} decision{'' if len(events) == 1 else 's'} about {student}")
+    print(f"{len(events)} decision{'' if len(events) == 1 else 's'} about {shown_id(student)}")
     return 0
 
 
@@ -180,19 +182,19 @@ def _decide(course: Course, decisions: Decisions, args: argparse.Namespace,
     result = load(result_path(course, args.student))
     if result is None:
         raise DecisionError(unknown_student(course, args.student, decisions)
-                            or f"no graded result for {args.student} in {course.root}: grade it "
+                            or f"no graded result for {shown_id(args.student)} in {course.root}: grade it "
                             "first")
     if args.action == "set":
         entry = decisions.set(result, args.part, args.points, by=args.by, note=args.note)
-        print(f"{args.student} {args.part}: {entry.describe()}")
+        print(f"{shown_id(args.student)} {args.part}: {entry.describe()}")
     else:
         if decisions.clear(args.student, args.part, by=args.by) is None:
-            raise DecisionError(f"no decision for {args.student} {args.part} to clear")
+            raise DecisionError(f"no decision for {shown_id(args.student)} {args.part} to clear")
         _clear_manual_score(course, result, args.part, assignment)
-        print(f"{args.student} {args.part}: decision cleared; the machine's score stands")
+        print(f"{shown_id(args.student)} {args.part}: decision cleared; the machine's score stands")
     decisions.save()
     final = rewrite_student(course, result, decisions, assignment=assignment)
-    print(f"{args.student}: {final.score:g}/{final.max_score:g} in results.json, feedback.html, "
+    print(f"{shown_id(args.student)}: {final.score:g}/{final.max_score:g} in results.json, feedback.html, "
           "grades.csv and the gradebook")
     _publish(course, assignment, [args.student])
     return 0

@@ -89,7 +89,8 @@ def exchange_round(cohort_name: str, config: Path, home: Path, students: dict[st
     first.mkdir(parents=True)
     nbgrader_ok(first, "fetch_assignment", ASSIGNMENT, f"--course={cohort.course_id}",
                         f"--Exchange.root={cohort.exchange}")
-    assert json.loads((first / ASSIGNMENT / SPEC.cohort_file).read_text()) == {"cohort": cohort_name}
+    stated = json.loads((first / ASSIGNMENT / SPEC.cohort_file).read_text())
+    assert stated["cohort"] == cohort_name and stated["due_text"] == cohort.due_text()
     # The student's environment comes with the notebook, not from the course repository.
     shipped = first / ASSIGNMENT / student_env.REQUIREMENTS_NAME
     assert shipped.read_bytes() == student_env.requirements_path(SPEC).read_bytes()

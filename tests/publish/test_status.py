@@ -89,3 +89,21 @@ def test_a_copy_that_cannot_be_written_is_named_and_the_rest_still_published(roo
     (stale,) = done.stale
     assert stale.startswith("the report (") and "python -m autograder status" in stale
     assert "NOT rewritten: the report" in done.line()
+
+
+# Issue 50, item 14: an id from a folder or LMS file name with terminal controls in it.
+HOSTILE_ID = "s9\x1b]0;owned\x07\x1b[2J"
+
+
+def test_a_student_id_with_terminal_controls_is_shown_escaped(tmp_path):
+    course = Course(tmp_path / "course", SPEC.name)
+    result = _result(HOSTILE_ID, needs_review=True, reason="a person will check")
+    course.submitted(HOSTILE_ID).mkdir(parents=True)
+    save(result, course.autograded(HOSTILE_ID) / RESULTS_JSON)
+    course.submitted(HOSTILE_ID + "\x07waiting").mkdir(parents=True)  # not graded yet
+    grades_csv.write([result], course.grades_csv(), SPEC)
+    shown = _status(course.root)
+    assert shown.returncode == 0, shown.stderr
+    assert "\x1b" not in shown.stdout and "\x07" not in shown.stdout
+    assert "  s9\\x1b]0;owned\\x07\\x1b[2J: 100/100: a person will check" in shown.stdout
+    assert "not graded yet: s9\\x1b]0;owned\\x07\\x1b[2J\\x07waiting" in shown.stdout

@@ -80,12 +80,12 @@ from autograder.grading.student import Student, StudentError
 from autograder.untrusted.errors import FAILURES, ErrorKind
 from solutions import evidence as builder
 
-from . import raised_sections
+from . import no_work, raised_sections
 from .evidence import EvidenceReport, Finding
 from .evidence.consistency import ATOL, RTOL
 from .evidence.non_finite import WORDS, decode_numbers, locate
 from .raised_sections import RaisedSection
-from .sections import SECTIONS, STUDENT_FUNCTIONS, TITLES
+from .sections import IDENTITY, SECTIONS, STUDENT_FUNCTIONS, TITLES
 
 LAYER = "provenance"
 PARITY_ULPS = 256
@@ -122,8 +122,9 @@ class Provenance:
 
     @property
     def needs_review(self) -> bool:
-        """A TA should look: some section was not reproduced."""
-        return bool(self.findings)
+        """A TA should look: some section was not reproduced (a submission with no work
+        is not a question for a person)."""
+        return any(f.code != no_work.NO_WORK for f in self.findings)
 
 
 def _finding(code: str, section: str, pointer: str, message: str,
@@ -202,12 +203,18 @@ def check_provenance(
     function parts that lost points or carry a bug of their blocks forward; a failed section
     is carried forward only from such a function (a transfer of a charge, never a gift);
     None: not known, every function counts."""
+    if report.data is None:
+        return Provenance()
+    started = time.monotonic()
+    # The identity check is earned by a student who did some work, whatever the sections
+    # recorded (``no_work``): an untouched release earns nothing for a typed student id.
+    idle = ([_no_work_finding()] if report.checks.get(IDENTITY, 0) > 0
+            and no_work.no_work(student.call, failed_functions) else [])
     sections = at_stake(report)
     candidates = carry_candidates(report)
     errors = error_candidates(report)
-    if report.data is None or not (sections or candidates or errors):
-        return Provenance()
-    started = time.monotonic()
+    if not (sections or candidates or errors):
+        return Provenance(tuple(idle), seconds=time.monotonic() - started)
     inputs = builder.evidence_inputs(*_owner(report.data, student_id, cohort))
     calls = 0
     last: list[raised_sections.Call] = []  # the latest call into the student's code
@@ -225,7 +232,7 @@ def check_provenance(
         return call
 
     api = {name: proxy(name) for name in ALL_FUNCTIONS}
-    findings = []
+    findings = idle
     for section in sections:
         finding = _reproduce(section, report.data[section], api, inputs)
         suspects = [name for name in SECTIONS[section].uses if name in failed_functions]
@@ -324,16 +331,33 @@ def _not_raised(section: str, recorded: str, error: BaseException | None) -> Fin
     ))
 
 
+def _no_work_finding() -> Finding:
+    return Finding(code=no_work.NO_WORK, part="evidence", layer=LAYER, pointer="",
+                   check=IDENTITY, message=no_work.MESSAGE)
+
+
+def stubs_only(data: dict | None) -> bool:
+    """Whether every section of a file records a stub's ``NotImplementedError``: all there
+    is to go on when no notebook could be run (with one, ``no_work`` asks the functions)."""
+    return data is not None and all(
+        isinstance(value, dict) and isinstance(value.get("error"), str)
+        and raised_sections.unimplemented(value["error"])
+        for value in (data.get(name) for name in SECTIONS))
+
+
 def without_code(report: EvidenceReport) -> Provenance:
-    """No notebook could be run: no section the verifier gave points to is reproduced."""
-    return Provenance(tuple(
+    """No notebook could be run: no section the verifier gave points to is reproduced, and
+    a file of stubs' errors earns nothing for the student id either."""
+    idle = [_no_work_finding()] if (report.checks.get(IDENTITY, 0) > 0
+                                    and stubs_only(report.data)) else []
+    return Provenance((*idle, *(
         _finding("provenance_no_code", section, f"/{section}", (
             f"no notebook of yours could be run, so the grader could not check that your "
             f"functions produce the numbers of {TITLES[section]}: submit the notebook that "
             f"wrote the file. {REVIEW}"
         ))
         for section in at_stake(report)
-    ), tuple(at_stake(report)))
+    )), tuple(at_stake(report)))
 
 
 def _reproduce(section: str, stated: Any, api: dict, inputs: dict) -> Finding | None:

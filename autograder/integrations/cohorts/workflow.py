@@ -29,6 +29,7 @@ from autograder.batch import receipts, versions
 from autograder.batch.options import BatchOptions
 from autograder.batch.root_lock import hold
 from autograder.grading.submission import content_hash
+from autograder.integrations.cohorts import announce
 from autograder.integrations.cohorts import archives as lms_archives
 from autograder.integrations.cohorts.config import Cohort
 from autograder.publish.export import ExportError, ExportFiles, export_root
@@ -130,7 +131,7 @@ def require_source(assignment: Assignment) -> None:
 def prepare_root(cohort: Cohort) -> None:
     """The cohort's course root: config, and source/ = the bundle's source folder, plus the
     file that names the cohort when the assignment's notebook reads one (its spec's
-    ``cohort_file``)."""
+    ``cohort_file``), both stating the due date and the late policy (``announce``)."""
     assignment = cohort.bundle()
     require_source(assignment)
     _make_root(cohort)
@@ -151,8 +152,12 @@ def prepare_root(cohort: Cohort) -> None:
     left_by_a_run = [assignment.evidence_file] if assignment.evidence_file else []
     shutil.copytree(assignment.source_dir, source,
                     ignore=shutil.ignore_patterns(*left_by_a_run, ".*"))
-    if assignment.cohort_file:
-        (source / assignment.cohort_file).write_text(json.dumps({"cohort": cohort.name}) + "\n")
+    if assignment.cohort_file:  # the cohort's name, and its due date and late policy
+        (source / assignment.cohort_file).write_text(
+            json.dumps(announce.cohort_file(cohort), indent=1, ensure_ascii=False) + "\n",
+            encoding="utf-8")
+    # The due date at the top of the notebook the cohort is given (nbgrader copies the cell).
+    announce.add_due_cell(source / assignment.notebook, cohort)
 
 
 def _make_root(cohort: Cohort) -> None:

@@ -137,9 +137,9 @@ def test_unimplemented_stubs_earn_nothing_through_their_own_file():
     assert errors_in(data) == set(SPEC.evidence_sections) - {"identity"}
     assert all(data[s]["error"].startswith("NotImplementedError") for s in errors_in(data))
     report, provenance = grade(source, data)
-    assert provenance.carried == () and provenance.findings == ()
+    assert provenance.carried == () and [f.code for f in provenance.findings] == ["nothing_computed"]
     part = evidence_part_scores(report, provenance)["evidence"]
-    # Not even the identity check (issue 42): a file of stubs' errors holds no work of theirs.
+    # Not even the identity check (issue 42): no function of theirs computes anything.
     assert (part.points, part.needs_review) == (0, False)
     assert "nothing_computed" in [message.code for message in part.messages]
 

@@ -1,9 +1,10 @@
 """Evidence provenance through the real sandbox: whole notebooks graded by ``grade_submission``.
 
 The file must be what the submitted functions compute. A correct notebook keeps
-14/14 with no review; stubs with a file from the reference or from torch keep only
-the identity section and are flagged; a buggy notebook keeps what the verifier
-gives its honest file, and loses what its code does not reproduce otherwise.
+14/14 with no review; stubs with a file from the reference or from torch keep nothing
+(no function computes anything: not even the identity section) and are flagged; a buggy
+notebook keeps what the verifier gives its honest file, and loses what its code does not
+reproduce otherwise.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from autograder.authoring.sync import grade_id
 from autograder.bundles.h2_attention import samples as sample_cohort
 from autograder.bundles.h2_attention.samples import GOOD_LIMITATION, solved_notebook
 from autograder.grading.submission import load_submission
-from solutions.evidence import build_evidence
+from solutions.evidence import LIMITATION_PLACEHOLDER, build_evidence
 from tests.support.evidence_files import TORCH_API, honest_evidence, notebook_code
 from tests.support.h2 import H2, SPEC
 from tests.support.said import said
@@ -96,12 +97,14 @@ def test_a_correct_submission_keeps_14_of_14_without_review(session, tmp_path):
 
 
 @pytest.mark.parametrize("made_by", ["reference", "torch"])
-def test_stubs_with_a_borrowed_file_keep_only_the_identity_section(session, tmp_path, made_by):
+def test_stubs_with_a_borrowed_file_keep_no_section(session, tmp_path, made_by):
+    """Not even the identity check (issue 50, item 18): no function computes anything."""
     evidence = REFERENCE if made_by == "reference" else honest_evidence(
         TORCH_API, STUDENT, GOOD_LIMITATION)
     result = grade(session, tmp_path / made_by, stubs_notebook(STUDENT), evidence)
     assert all(part(result, name).points == 0 for name in SPEC.function_parts)
-    assert part(result, "evidence").points == SPEC.evidence_sections["identity"]
+    assert part(result, "evidence").points == 0
+    assert "nothing_computed" in [m.code for m in part(result, "evidence").messages]
     assert part(result, "evidence").needs_review and result.needs_review
     messages = provenance_messages(result)
     for title in SECTION_TITLES:
@@ -213,3 +216,75 @@ def test_a_softmax_that_raises_is_charged_once_though_its_file_records_errors(se
     result = grade(session, tmp_path / "forged", notebook, forged)
     evidence = part(result, "evidence")
     assert evidence.points == 14 - SPEC.evidence_sections["hand_example"] and evidence.needs_review
+
+
+# ------------------------------------------------ issue 50, item 18: points without work
+
+
+def with_stubs(functions: tuple[str, ...], raising: str = "NotImplementedError()"
+               ) -> nbformat.NotebookNode:
+    """A solved notebook whose ``functions`` are the release's own stub cells, the stub
+    raising ``raising`` (a student who edits the stubs' exception)."""
+    notebook = solved_notebook(STUDENT)
+    release = {grade_id(c): c.source for c in nbformat.read(SPEC.release_notebook, as_version=4).cells
+               if grade_id(c)}
+    for name in functions:
+        cell = SPEC.part(name).cell
+        assert "raise NotImplementedError()" in release[cell]
+        sample_cohort.set_cell(notebook, cell, lambda _, cell=cell: release[cell].replace(
+            "raise NotImplementedError()", f"raise {raising}"))
+    return notebook
+
+
+def graded(session, folder: Path, notebook: nbformat.NotebookNode, limitation: str = GOOD_LIMITATION):
+    """The notebook graded with the file its own Run All saves."""
+    return grade(session, folder, notebook, honest_evidence(notebook_code(notebook), STUDENT, limitation))
+
+
+SOFTMAX = ("stable_softmax",)
+GAMING = {  # less work than the honest student, the stubs made to raise another error
+    "same_stub_other_error": with_stubs(SOFTMAX, 'ValueError("not done")'),
+    "four_stubs_other_error": with_stubs(
+        (*SOFTMAX, "causal_mask", "padding_mask", "combine_masks"), 'ValueError("not done")'),
+}
+
+
+@pytest.mark.parametrize("gaming", sorted(GAMING))
+def test_an_honest_stub_never_ends_below_a_gaming_one(session, tmp_path, gaming):
+    """Twelve of thirteen functions, ``stable_softmax`` a stub: every section records its
+    NotImplementedError. A student who did no more and made the sections raise another
+    error must not end above (the rule is what the student did, not which exception)."""
+    honest = graded(session, tmp_path / "honest", with_stubs(SOFTMAX))
+    other = graded(session, tmp_path / gaming, GAMING[gaming])
+    data = json.loads((tmp_path / "honest" / SPEC.evidence_file).read_text(encoding="utf-8"))
+    assert all(data[name]["error"].startswith("NotImplementedError")
+               for name in SPEC.evidence_sections if name != "identity")
+    assert part(honest, "evidence").points >= part(other, "evidence").points
+    assert honest.score >= other.score
+    # The honest student did work: the identity check stands.
+    assert part(honest, "evidence").points == SPEC.evidence_sections["identity"]
+    assert "nothing_computed" not in [m.code for m in part(honest, "evidence").messages]
+
+
+@pytest.mark.parametrize("raising", ["NotImplementedError()", 'ValueError("not done")'])
+def test_an_untouched_release_earns_nothing_whatever_its_stubs_raise(session, tmp_path, raising):
+    """The release with only the student id typed (and its stubs' exception, if edited):
+    Run All's file passes the identity check, yet it is no work of the student's."""
+    notebook = nbformat.read(SPEC.release_notebook, as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type == "code" and cell.source.startswith("STUDENT_ID"):
+            cell.source = f'STUDENT_ID = "{STUDENT}"'
+        elif grade_id(cell) in {SPEC.part(name).cell for name in SPEC.function_parts}:
+            cell.source = cell.source.replace("raise NotImplementedError()", f"raise {raising}")
+    error = NotImplementedError() if raising.startswith("NotImplementedError") else ValueError("not done")
+
+    def stub(*args, **kwargs):
+        raise error
+
+    # What the release's Run All saves (its cells that call a stub are allowed to raise).
+    evidence = build_evidence(dict.fromkeys(SPEC.function_parts, stub), STUDENT, LIMITATION_PLACEHOLDER)
+    result = grade(session, tmp_path / "fresh", notebook, evidence)
+    assert result.score == 0
+    evidence = part(result, "evidence")
+    assert evidence.points == 0 and not evidence.needs_review
+    assert "nothing_computed" in [m.code for m in evidence.messages]

@@ -37,6 +37,8 @@ from jsonschema import Draft202012Validator
 from autograder.authoring.sync import grade_id
 from autograder.bundles.h2_attention.evidence import notebook_echo, verify_evidence
 from autograder.bundles.h2_attention.evidence.limitation import judge_limitation
+from autograder.bundles.h2_attention.evidence_parts import evidence_part_scores
+from autograder.bundles.h2_attention.provenance import check_provenance
 from autograder.grading import run_checks, score_parts
 from solutions import evidence as evidence_builder
 from solutions.evidence import (
@@ -45,7 +47,7 @@ from solutions.evidence import (
     LIMITATION_PLACEHOLDER,
     limitation_words,
 )
-from tests.support.corpus import override_source, reference_source
+from tests.support.corpus import override_source, reference_source, stub_source
 from tests.support.h2 import H2, SPEC, hand_example_truth, predicted
 from tests.support.in_process import InProcessStudent
 
@@ -124,8 +126,15 @@ def test_an_untouched_notebooks_file_earns_nothing():
     data = evidence_builder.build_evidence(dict.fromkeys(SPEC.function_parts, stub), "s-fresh",
                                            LIMITATION_PLACEHOLDER)
     report = verify_evidence(json.dumps(data).encode(), student_id="s-fresh")
-    assert report.points == {"evidence": 0, "limitation": 0}
-    assert "nothing_computed" in report.codes() and not report.needs_review
+    assert report.points["limitation"] == 0
+    # Whether the student did any work is asked of their functions (issue 50, item 18).
+    source = stub_source()
+    provenance = check_provenance(report, InProcessStudent(source), student_id="s-fresh",
+                                  failed_functions=set(SPEC.function_parts))
+    parts = evidence_part_scores(report, provenance)
+    assert {name: part.points for name, part in parts.items()} == {"evidence": 0, "limitation": 0}
+    assert "nothing_computed" in [m.code for m in parts["evidence"].messages]
+    assert not any(part.needs_review for part in parts.values())
 
 
 def test_the_limitation_stub_holds_the_placeholder_and_does_not_stop_run_all():

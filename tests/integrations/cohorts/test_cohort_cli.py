@@ -5,6 +5,7 @@ the engine's, not H2's."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -344,3 +345,45 @@ def test_an_extension_in_cohorts_toml_for_a_mistyped_id_is_refused_at_grade_time
     assert "the extension of s015-lat" in line and "did you mean s015-late?" in line, line
     assert "[cohorts.fall-a.extensions]" in line
     assert files() == before  # no course.json, no grades
+
+
+# ------------------------------------------------------------------ ids a TA reads
+
+
+def test_cohort_export_shows_an_id_with_terminal_controls_escaped(tmp_path):
+    """Issue 50, item 14: a student id from a folder or an LMS file name carrying ESC and BEL
+    (one graded and to review, one left out of the LMS files) reaches the terminal escaped."""
+    from autograder.base.course import RESULTS_JSON, Course
+    from autograder.results.result import (
+        STATUS_GRADED,
+        STATUS_UNGRADABLE,
+        PartResult,
+        SubmissionResult,
+        save,
+    )
+    from autograder.views import grades_csv
+
+    cohort = fake_release(vectors_config(tmp_path))
+    course = Course(cohort.root, cohort.assignment)
+    hostile = "s9\x1b]0;owned\x07\x1b[2J"
+    parts = [PartResult(name, points, points) for name, points in VECTORS.part_points.items()]
+    results = [
+        SubmissionResult(hostile, VECTORS.name, STATUS_GRADED, parts=parts, needs_review=True,
+                         reason="a person will check"),
+        SubmissionResult(hostile + "\x07x", VECTORS.name, STATUS_UNGRADABLE,
+                         parts=[PartResult(name, 0, points) for name, points in VECTORS.part_points.items()],
+                         reason="its notebook is not JSON"),
+    ]
+    for result in results:
+        course.submitted(result.student).mkdir(parents=True)
+        save(result, course.autograded(result.student) / RESULTS_JSON)
+    grades_csv.write(results, course.grades_csv(), VECTORS)
+    bin_dir = str(Path(sys.executable).parent)  # nbgrader export runs alembic from there
+    exported = subprocess.run(
+        [sys.executable, "-m", "autograder", "cohort", "--config", str(tmp_path / "cohorts.toml"),
+         "export", "fall-a"], cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"})
+    assert exported.returncode == 0, exported.stderr
+    assert "\x1b" not in exported.stdout and "\x07" not in exported.stdout
+    assert "s9\\x1b]0;owned\\x07\\x1b[2J\\x07x: ungradable" in exported.stdout
+    assert "may change): s9\\x1b]0;owned\\x07\\x1b[2J\n" in exported.stdout

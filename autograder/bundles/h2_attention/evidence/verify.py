@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from ..sections import IDENTITY, SECTIONS
+from ..sections import SECTIONS
 from .consistency import consistency_findings
 from .limitation import LimitationResult, judge_limitation
 from .loading import load_evidence
@@ -67,24 +67,6 @@ def section_errors(data: dict, skip: set[str]) -> list[Finding]:
     return findings
 
 
-def nothing_computed(data: dict) -> list[Finding]:
-    """A file whose every section records a stub's ``NotImplementedError`` holds no work of
-    the student's (Run All of an untouched notebook saves one): its identity check earns
-    nothing either, since a typed student id alone is not evidence."""
-    stubs = [data.get(name) for name in SECTIONS]
-    if not all(isinstance(value, dict) and isinstance(value.get("error"), str)
-                       and value["error"].split(":", 1)[0].strip() == "NotImplementedError"
-                       for value in stubs):
-        return []
-    return [Finding(
-        code="nothing_computed", part="evidence", layer="consistency", pointer="",
-        check=IDENTITY,
-        message=("every section of this file records NotImplementedError: your functions are "
-                 "still stubs, so the file holds nothing they computed and earns no points, "
-                 "not even for your student id; implement them and re-run the notebook"),
-    )]
-
-
 def _verify(source: str | os.PathLike[str] | bytes, student_id: str | None,
             cohort: str | None) -> EvidenceReport:
     name = _source_name(source)
@@ -104,7 +86,9 @@ def _verify(source: str | os.PathLike[str] | bytes, student_id: str | None,
     # A section that records a NaN or infinity of the student's functions: one finding says
     # so, its numbers are not compared (its inputs still are: they must be this student's).
     non_finite = non_finite_findings(data, skip)
-    consistency = nothing_computed(data) + not_computed + non_finite + consistency_findings(
+    # An untouched release's file (every section a stub's error) is not judged here: whether
+    # the student did any work is known from their functions (``no_work``, in provenance).
+    consistency = not_computed + non_finite + consistency_findings(
         data, skip, student_id=student_id, cohort=cohort,
         unchecked={finding.check for finding in non_finite})
     # A limitation the schema refused (not text, empty, the placeholder, too few words...)
