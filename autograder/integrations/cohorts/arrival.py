@@ -65,16 +65,12 @@ def _last_change(folder: Path) -> tuple[datetime | None, str]:
 
 
 def _holds(candidate: Path, submitted: Path) -> bool:
-    """Whether every collected file is in ``candidate`` with the same bytes (a regular
-    file there, never one reached through a link)."""
+    """Whether every collected file is in ``candidate`` with the same bytes (``filecmp``
+    reads regular files only: a link to a device or a FIFO compares unequal, unread)."""
     files = [p for p in submitted.rglob("*") if p.is_file()]
-
-    def regular(path: Path) -> bool:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-
     try:
         return bool(files) and all(
-            regular(candidate / p.relative_to(submitted))
+            (candidate / p.relative_to(submitted)).is_file()
             and filecmp.cmp(p, candidate / p.relative_to(submitted), shallow=False)
             for p in files)
     except OSError:
