@@ -133,14 +133,16 @@ def _owner_check(info: os.stat_result, walk: _Walk, what: str) -> None:
                       f"not {walk.student}")
 
 
-def _check_entry(info: os.stat_result, walk: _Walk, rel: str) -> None:
+def _check_entry(info: os.stat_result, walk: _Walk, rel: str, target: str = "") -> None:
+    """One entry (``target``: what a link points to, as shown)."""
     walk.entries += 1
     if walk.entries > MAX_ENTRIES:
         raise Refused(f"it holds more than {MAX_ENTRIES} entries")
     _owner_check(info, walk, rel)
     mode = info.st_mode
     if stat.S_ISLNK(mode):
-        raise Refused(f"{rel} is a symbolic link (nbgrader submit copies files, never links)")
+        raise Refused(f"{rel} is a symbolic link{target} (nbgrader submit copies files, "
+                      "never links)")
     if stat.S_ISDIR(mode):
         return
     if not stat.S_ISREG(mode):
@@ -157,6 +159,16 @@ def _check_entry(info: os.stat_result, walk: _Walk, rel: str) -> None:
     if walk.size > MAX_DIR_BYTES:
         raise Refused(f"its files hold more than {MAX_DIR_BYTES} bytes, nbgrader's bound "
                       "(CourseDirectory.max_dir_size)")
+
+
+def _link_target(name: str, dir_fd: int, info: os.stat_result) -> str:
+    """`` (to <target>)`` for a symbolic link (read, never followed), else ""."""
+    if not stat.S_ISLNK(info.st_mode):
+        return ""
+    try:
+        return f" (to {_shown(os.fsencode(os.readlink(name, dir_fd=dir_fd)), 100)})"
+    except OSError:
+        return ""
 
 
 def _same(before: os.stat_result, after: os.stat_result) -> bool:
@@ -176,7 +188,7 @@ def _walk(dir_fd: int, rel: str, walk: _Walk, dest: Path | None) -> None:
         if safe_text(text, len(text) + 1) != text:
             raise Refused(f"a name in it ({path}) holds control characters")
         info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-        _check_entry(info, walk, path)
+        _check_entry(info, walk, path, _link_target(name, dir_fd, info))
         if stat.S_ISDIR(info.st_mode):
             fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
             try:
@@ -193,7 +205,7 @@ def _walk(dir_fd: int, rel: str, walk: _Walk, dest: Path | None) -> None:
         elif dest is not None:
             _copy_file(name, dir_fd, info, dest / text, path)
             if text == TIMESTAMP_TXT and not rel:
-                _check_timestamp(dest / text, walk)
+                _check_timestamp(dest / text)
 
 
 def _copy_file(name: str, dir_fd: int, info: os.stat_result, target: Path, path: str) -> None:
@@ -223,7 +235,7 @@ def _copy_file(name: str, dir_fd: int, info: os.stat_result, target: Path, path:
     os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
 
 
-def _check_timestamp(copied: Path, walk: _Walk) -> None:
+def _check_timestamp(copied: Path) -> None:
     """The copied ``timestamp.txt`` is a time nbgrader reads (it fails the whole collect on
     one it cannot, the next time) and not in the future."""
     data = copied.read_bytes()
@@ -248,7 +260,7 @@ def _folder(raw: bytes, assignment: str) -> Folder | None:
     return Folder(raw, _shown(parts[0], 60) or "(no student id)", _shown(raw))
 
 
-def _check_name(folder: Folder, now: datetime) -> tuple[str, datetime]:
+def _check_name(folder: Folder) -> tuple[str, str]:
     """The student id and the time of an assignment's folder name, or ``Refused``."""
     try:
         text = folder.name.decode("utf-8")
@@ -259,6 +271,11 @@ def _check_name(folder: Folder, now: datetime) -> tuple[str, datetime]:
     student, _, stamp = text.rsplit("+", 3)[:3]
     if not student or student.startswith(".") or student != student.strip():
         raise Refused("its student id is not one (empty, or starting with '.' or a space)")
+    return student, stamp
+
+
+def _check_time(stamp: str, now: datetime) -> None:
+    """The time of a folder's name is one nbgrader reads, and not in the future."""
     try:
         moment = parse_nbgrader_time(stamp)
     except ValueError:
@@ -268,7 +285,6 @@ def _check_name(folder: Folder, now: datetime) -> tuple[str, datetime]:
         raise Refused(f"its name says it was submitted {moment:%Y-%m-%d %H:%M} UTC, in the "
                       "future (a folder dated later than the others is the one nbgrader "
                       "collects)")
-    return student, moment
 
 
 def _allowed(student: str, unix_users: Mapping[str, str]) -> tuple[frozenset[int], str]:
@@ -284,15 +300,16 @@ def _allowed(student: str, unix_users: Mapping[str, str]) -> tuple[frozenset[int
 
 def _vet_one(inbound_fd: int, folder: Folder, unix_users: Mapping[str, str], now: datetime,
              dest: Path | None) -> None:
-    student, _ = _check_name(folder, now)
+    student, stamp = _check_name(folder)
     allowed, shown = _allowed(student, unix_users)
     walk = _Walk(allowed, shown)
     name = os.fsdecode(folder.name)
     info = os.stat(name, dir_fd=inbound_fd, follow_symlinks=False)
+    _owner_check(info, walk, "it")  # first: who made it is what a TA needs to know
     if not stat.S_ISDIR(info.st_mode):
         raise Refused("it is not a folder" + (" (a symbolic link)" if stat.S_ISLNK(info.st_mode)
                                               else ""))
-    _owner_check(info, walk, "it")
+    _check_time(stamp, now)
     fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=inbound_fd)
     try:
         if not _same(info, os.fstat(fd)):
