@@ -26,11 +26,13 @@ import re
 import stat
 import struct
 import zipfile
+from collections.abc import Collection
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from autograder.base.course import Course
+from autograder.base.safe_text import safe_text
 from autograder.batch import receipts as receipts_file
 from autograder.grading.submission import content_hash
 from autograder.integrations.cohorts.archives import ArchiveError, MoodleDownload
@@ -63,7 +65,8 @@ def _last_change(folder: Path) -> tuple[datetime | None, str]:
 
 
 def _holds(candidate: Path, submitted: Path) -> bool:
-    """Whether every collected file is in ``candidate`` with the same bytes."""
+    """Whether every collected file is in ``candidate`` with the same bytes (``filecmp``
+    reads regular files only: a link to a device or a FIFO compares unequal, unread)."""
     files = [p for p in submitted.rglob("*") if p.is_file()]
     try:
         return bool(files) and all(
@@ -74,25 +77,44 @@ def _holds(candidate: Path, submitted: Path) -> bool:
         return False
 
 
-def _candidates(inbound: Path, student: str, assignment: str) -> list[Path]:
+def _plain(name: str) -> bool:
+    """Whether a folder name can be written into receipts and shown to a TA as it is: valid
+    UTF-8 (no byte the file system decoded as a lone surrogate), no control characters."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return safe_text(name, len(name) + 1) == name
+
+
+def _candidates(inbound: Path, student: str, assignment: str,
+                accepted: Collection[str] | None = None) -> list[Path]:
     """The student's folders of this assignment in the exchange, as ``nbgrader collect``
-    finds them (``<student>+<assignment>+*``, the student id before the last 2-3 ``+``)."""
+    finds them (``<student>+<assignment>+*``, the student id before the last 2-3 ``+``);
+    ``accepted``: only these folder names (the ones ``inbound.vet`` accepted)."""
     pattern = str(inbound / f"{glob.escape(student)}+{glob.escape(assignment)}+*")
     return sorted(Path(p) for p in glob.glob(pattern)
-                  if Path(p).name.rsplit("+", 3)[0] == student and Path(p).is_dir())
+                  if Path(p).name.rsplit("+", 3)[0] == student and _plain(Path(p).name)
+                  and (accepted is None or Path(p).name in accepted)
+                  and stat.S_ISDIR(os.lstat(p).st_mode))
 
 
-def from_exchange(course: Course, inbound: Path,
-                  known: dict[str, receipts_file.Receipt]) -> dict[str, receipts_file.Receipt]:
+def from_exchange(course: Course, inbound: Path, known: dict[str, receipts_file.Receipt],
+                  accepted: Collection[str] | None = None) -> dict[str, receipts_file.Receipt]:
     """A receipt for each collected student with a folder in the exchange: the time the
     collected one last changed there. When none of their folders holds the collected files
     (changed in the exchange after it was copied), a receipt without a time, unless
-    ``known`` already has a current one for these files."""
+    ``known`` already has a current one for these files. ``accepted``: the folders
+    ``inbound.vet`` accepted, the only ones considered (a name that is not plain UTF-8 never
+    is)."""
     found: dict[str, receipts_file.Receipt] = {}
     if not inbound.is_dir():
         return found
     for student in course.students():
-        candidates = _candidates(inbound, student, course.assignment)
+        try:
+            candidates = _candidates(inbound, student, course.assignment, accepted)
+        except OSError:  # a folder gone while it was read: as if it was not there
+            candidates = []
         if not candidates:
             continue  # not from the exchange (an LMS download, or placed by hand)
         submitted = course.submitted(student)

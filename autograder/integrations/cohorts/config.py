@@ -80,6 +80,9 @@ class Cohort:
     # The Unix group of the teaching team (cohorts.toml's ``team_group``): the course root is
     # made 2770 for it; without one, 0700 (``autograder.base.closed``).
     team_group: str | None = None
+    # Whose Unix user owns a student's folders in the exchange (``cohort collect`` refuses
+    # others): ``[cohorts.<name>.unix_users]`` student id = Unix user name; unset: the id.
+    unix_users: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.canvas is None:
@@ -251,6 +254,7 @@ def load_cohorts(path: Path = CONFIG, *, assignment: str | None = None,
             extensions=_extensions(name, merged.get("extensions", {}), Path(path), due),
             version_rule=_version_rule(name, merged.get("version_rule", "newest"), Path(path)),
             team_group=_team_group(name, merged.get("team_group"), Path(path)),
+            unix_users=_unix_users(name, merged.get("unix_users", {}), Path(path)),
         )
     return cohorts
 
@@ -285,6 +289,15 @@ def _version_rule(name: str, value: object, path: Path) -> str:
         return parse(value) if isinstance(value, str) else parse(repr(value))
     except VersionRuleError as error:
         raise CohortConfigError(f"cohort {name!r} in {path}: {error}") from None
+
+
+def _unix_users(name: str, table: object, path: Path) -> dict[str, str]:
+    """``[cohorts.<name>.unix_users]``: student id = the Unix user who submits as them."""
+    if not isinstance(table, dict) or not all(
+            isinstance(user, str) and user.strip() for user in table.values()):
+        raise CohortConfigError(f"cohort {name!r} in {path}: unix_users is not a table of "
+                                "student id = Unix user name")
+    return {str(student): user.strip() for student, user in table.items()}
 
 
 def _extensions(name: str, table: object, path: Path,

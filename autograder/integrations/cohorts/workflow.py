@@ -31,6 +31,7 @@ from autograder.batch.root_lock import hold
 from autograder.grading.submission import content_hash
 from autograder.integrations.cohorts import announce
 from autograder.integrations.cohorts import archives as lms_archives
+from autograder.integrations.cohorts import inbound as inbound_folders
 from autograder.integrations.cohorts.config import Cohort
 from autograder.publish.export import ExportError, ExportFiles, export_root
 from autograder.publish.views import publish
@@ -373,6 +374,37 @@ def _known_receipts(course: Course) -> dict:
                             "read again; give LMS downloads with --zip again)") from None
 
 
+def _collect_exchange(cohort: Cohort, inbound: Path) -> tuple[list[str], set[str], list[str]]:
+    """``nbgrader collect --update`` of the exchange's folders that pass
+    ``inbound_folders.vet``, copied first into a private exchange in the course root that
+    nbgrader reads instead of the students' ``inbound/``. Returns the lines to show (a line
+    per folder refused, first), the names of the folders accepted, and the refusals."""
+    if not inbound.is_dir() or not any(inbound.iterdir()):
+        return [f"nothing in the exchange ({inbound} is empty)"], set(), []
+    with inbound_folders.staging_exchange(cohort.root, cohort.course_id) as staging:
+        try:
+            vetted = inbound_folders.vet(inbound, cohort.assignment,
+                                         staging / cohort.course_id / "inbound",
+                                         cohort.unix_users)
+        except OSError as error:
+            raise WorkflowError(f"cannot read the exchange's {inbound}: "
+                                f"{error.strerror or error}; collect as the user who owns "
+                                "it (the instructor)") from None
+        lines = list(vetted.refused)
+        if vetted.accepted:
+            nbgrader(cohort, "collect", cohort.assignment, "--update",
+                     f"--Exchange.root={staging}")
+            lines.append(f"collected from the exchange ({inbound}): {len(vetted.accepted)} "
+                         "folder(s) vetted"
+                         + (f", {len(vetted.refused)} refused" if vetted.refused else ""))
+        else:
+            lines.append(f"nothing collected from the exchange ({inbound}): no folder of "
+                         f"{cohort.assignment} there"
+                         + (f" passed vetting ({len(vetted.refused)} refused)"
+                            if vetted.refused else ""))
+    return lines, set(vetted.accepted), vetted.refused
+
+
 def collect(cohort: Cohort, archives: list[Path] | None = None,
             received: datetime | None = None) -> list[str]:
     """Newest submission of each student from the exchange (``nbgrader collect
@@ -385,7 +417,9 @@ def collect(cohort: Cohort, archives: list[Path] | None = None,
     doubt (``archives``), before anything is collected; raises ``NothingToCollect`` when no
     submission exists anywhere. A download of a student collected before replaces their
     submission, which is kept as a version first; a download that fails leaves nothing in
-    downloaded/ and submitted/ as it was."""
+    downloaded/ and submitted/ as it was. nbgrader never reads the exchange's inbound/ itself:
+    each folder there is vetted first (``inbound_folders``), one refused is a line naming its
+    student and why, and what is collected is closed to other users (``closed.close_tree``)."""
     # cohorts.arrival (1.7 ms): not at a command's start
     from autograder.integrations.cohorts import arrival
 
@@ -404,13 +438,9 @@ def collect(cohort: Cohort, archives: list[Path] | None = None,
     try:
         before = _submissions(course)
         versions.keep_all(course)  # before nbgrader replaces any of them (never deleted)
-        steps = []
-        if inbound.is_dir() and any(inbound.iterdir()):
-            nbgrader(cohort, "collect", cohort.assignment, "--update")
-            steps.append(f"collected from the exchange ({inbound})")
-        else:
-            steps.append(f"nothing in the exchange ({inbound} is empty)")
-        found = arrival.from_exchange(course, inbound, known)  # before zip_collect writes
+        steps, accepted, refused = _collect_exchange(cohort, inbound)
+        # before zip_collect writes; only from folders vetted and accepted
+        found = arrival.from_exchange(course, inbound, known, accepted=accepted)
         if archives:
             _zip_collect(cohort, course, found)  # an exchange version keeps its receipt
             steps.append(f"collected {len(archives)} LMS download(s)")
@@ -421,9 +451,18 @@ def collect(cohort: Cohort, archives: list[Path] | None = None,
         if archives:
             _discard_downloads(cohort)
         raise
+    try:  # nbgrader copies modes (the exchange's 0777): closed to all but the team
+        closed.close_tree(cohort.root / SUBMITTED, cohort.team_group)
+    except (OSError, closed.TeamGroupError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        raise WorkflowError(f"cannot close {cohort.root / SUBMITTED} to other users: {reason}; "
+                            f"close it with `chmod -R go-rwx {cohort.root / SUBMITTED}`"
+                            ) from None
     after = _submissions(course)
     if not after:
         where = (f"no submissions in {inbound}"
+                 + (f" but {len(refused)} refused (" + "; ".join(refused) + ")"
+                    if refused else "")
                  + (" and no file in the zip matched lms_filename_regexp "
                     "(<student id>__<file name>)" if archives else " and no --zip given"))
         if archives and left_out:  # what was skipped, and why, is what the TA needs now

@@ -107,3 +107,16 @@ def test_collect_refuses_a_damaged_receipts_file(tmp_path):
     path.write_text('{"format": "something else"}')
     line = one_line_error(cohort_cli(config, "collect", "fall-a"))
     assert f"{path} is not a receipts file" in line and "delete it and collect again" in line
+
+
+def test_only_accepted_folders_and_never_an_odd_name_give_a_time(tmp_path):
+    """Item 12: a folder name with a byte that is not UTF-8 crashed writing receipts; and a
+    folder `cohort collect` refused (``inbound.vet``) is never a student's arrival."""
+    course, inbound, folder = exchange_and_course(tmp_path)
+    odd = os.fsencode(inbound) + f"/s1+{SPEC.name}+{CLAIM}+".encode() + b"\xff"
+    shutil.copytree(folder, os.fsdecode(odd))
+    found = arrival.from_exchange(course, inbound, {})
+    assert found["s1"].detail == f"inbound/{folder.name}"
+    arrival.record(course, {}, found)  # writes receipts without UnicodeEncodeError
+    assert arrival.from_exchange(course, inbound, {}, accepted=set()) == {}
+    assert arrival.from_exchange(course, inbound, {}, accepted={folder.name}) == found
