@@ -34,6 +34,7 @@ from autograder.integrations.cohorts import arrival
 from autograder.integrations.cohorts.config import get_cohort
 from autograder.results.result import load
 from autograder.spec import REPO
+from tests.support.cohort_config import term_config
 from tests.support.commands import nbgrader_ok
 from tests.support.vectors import REFERENCE, VECTORS, WRONG_NORMALIZE, solved_notebook
 from tests.support.vectors_source import bundles_with_source
@@ -44,23 +45,8 @@ BUGGY = REFERENCE | {"normalize": WRONG_NORMALIZE}  # 6 of 10
 
 
 def write_config(tmp: Path, due: str, rule: str = "newest") -> Path:
-    path = tmp / "cohorts.toml"
-    path.write_text(f"""
-[defaults]
-courses_root = "{tmp / 'courses'}"
-exchange = "{tmp / 'exchange'}"
-assignments = "{tmp / 'bundles'}"
-assignment = "{ASSIGNMENT}"
-
-[cohorts.term]
-due = "{due}"
-version_rule = "{rule}"
-
-[cohorts.term.late_policy]
-percent = 20
-per = "day"
-""")
-    return path
+    return term_config(tmp, due, cohort=f'version_rule = "{rule}"\n\n'
+                       '[cohorts.term.late_policy]\npercent = 20\nper = "day"')
 
 
 def cohort_cli(config: Path, *args: str) -> subprocess.CompletedProcess:

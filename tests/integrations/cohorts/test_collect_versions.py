@@ -22,6 +22,7 @@ from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import get_cohort
 from autograder.results.result import load
 from autograder.sandbox.limits import Limits
+from tests.support.cohort_config import term_config
 from tests.support.commands import nbgrader_ok
 from tests.support.vectors import REFERENCE, VECTORS, WRONG_NORMALIZE, solved_notebook
 from tests.support.vectors_source import bundles_with_source
@@ -34,18 +35,7 @@ BUGGY = REFERENCE | {"normalize": WRONG_NORMALIZE}  # 6 of 10: normalize's 4 poi
 
 
 def write_config(path: Path, tmp: Path, due: str) -> Path:
-    path.write_text(f"""
-[defaults]
-courses_root = "{tmp / 'courses'}"
-exchange = "{tmp / 'exchange'}"
-assignments = "{tmp / 'bundles'}"
-assignment = "{ASSIGNMENT}"
-
-[cohorts.term]
-due = "{due}"
-version_rule = "last_on_time"
-""")
-    return path
+    return term_config(tmp, due, cohort='version_rule = "last_on_time"', path=path)
 
 
 def submit(cohort, home: Path, *, bug: bool) -> None:  # noqa: ANN001

@@ -33,6 +33,7 @@ from autograder.batch.lateness import TOLERANCE
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import get_cohort
 from autograder.sandbox.limits import Limits
+from tests.support.cohort_config import term_config
 from tests.support.commands import nbgrader_ok
 from tests.support.vectors import REFERENCE, VECTORS, solved_notebook
 from tests.support.vectors_source import bundles_with_source
@@ -49,18 +50,7 @@ REGEXP = (r".*/(?P<student_id>[A-Za-z0-9.@-]+)__"
 
 
 def write_config(path: Path, tmp: Path, due: str) -> Path:
-    path.write_text(f"""
-[defaults]
-courses_root = "{tmp / 'courses'}"
-exchange = "{tmp / 'exchange'}"
-assignments = "{tmp / 'bundles'}"
-assignment = "{ASSIGNMENT}"
-lms_filename_regexp = '{REGEXP}'
-
-[cohorts.term]
-due = "{due}"
-""")
-    return path
+    return term_config(tmp, due, defaults=f"lms_filename_regexp = '{REGEXP}'", path=path)
 
 
 def solve(folder: Path) -> None:

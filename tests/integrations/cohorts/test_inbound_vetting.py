@@ -33,6 +33,7 @@ from autograder.batch import receipts
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import get_cohort
 from autograder.spec import REPO
+from tests.support.cohort_config import term_config
 from tests.support.commands import nbgrader_ok
 from tests.support.vectors import REFERENCE, VECTORS, solved_notebook
 from tests.support.vectors_source import bundles_with_source
@@ -47,19 +48,7 @@ as_root = pytest.mark.skipif(os.geteuid() != 0, reason="chown to another uid nee
 
 
 def write_config(tmp: Path, bundles: Path, unix_users: str = "") -> Path:
-    path = tmp / "cohorts.toml"
-    path.write_text(f"""
-[defaults]
-courses_root = "{tmp / 'courses'}"
-exchange = "{tmp / 'exchange'}"
-assignments = "{bundles}"
-assignment = "{ASSIGNMENT}"
-
-[cohorts.term]
-due = "2030-01-01 00:00:00 UTC"
-{unix_users}
-""")
-    return path
+    return term_config(tmp, "2030-01-01 00:00:00 UTC", cohort=unix_users, bundles=bundles)
 
 
 @pytest.fixture(scope="module")
