@@ -34,6 +34,7 @@ from tqdm import tqdm
 from autograder.assignments import Assignment, load_assignment
 from autograder.base import stages
 from autograder.base.course import RESULTS_JSON, Course
+from autograder.base.safe_text import shown_id
 from autograder.batch import counted, interrupts, lateness, version_rule, versions
 from autograder.batch.cluster.executor import grade_on_cluster
 from autograder.batch.isolation_probe import probe_isolation
@@ -346,7 +347,7 @@ def _grade_course(
         else:
             kept_results[job.version] = result
         bar.set_postfix_str(
-            f"{result.student}: {result.score:g}/{result.max_score:g}", refresh=False
+            f"{shown_id(result.student)}: {result.score:g}/{result.max_score:g}", refresh=False
         )
         bar.update()
 

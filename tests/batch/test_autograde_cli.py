@@ -57,3 +57,20 @@ def test_cli_grades_one_student(tmp_path: Path) -> None:
     assert [(r["student"], r["status"], r["total"]) for r in rows] == [("s1", "graded", "100")]
     assert not (root / "autograded" / "s2").exists()
     assert "1 graded" in done.stdout
+
+
+def test_the_progress_line_shows_a_student_id_with_terminal_controls_escaped(tmp_path: Path
+                                                                             ) -> None:
+    """Issue 50, item 14: an id (a folder name in submitted/) carrying a screen-clearing
+    escape and a bell reaches the TA's terminal written out, not obeyed."""
+    from tests.support.vectors import VECTORS, submit
+
+    hostile = "s1\x1b[2J\x07"
+    submit(tmp_path, hostile)
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "autograde", VECTORS.name, "--root", str(tmp_path),
+         "--assignments", str(VECTORS.root.parent)],
+        capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "s1\\x1b[2J\\x07: 10/10" in done.stderr, done.stderr
+    assert "\x1b[2J" not in done.stderr + done.stdout and "\x07" not in done.stderr + done.stdout
