@@ -4,8 +4,9 @@ The sandbox keeps the checks and the reference from student code while it is gra
 shared machine (a JupyterHub: every student a Unix user of it) the install itself must keep
 them from students in their own terminals. A clone or a ``pip install`` leaves files 0644
 under folders others may pass through, so the hidden checks, the reference solution and the
-instructor's source notebook are one ``cat`` away. A command that loads a bundle whose
-hidden material others can read says so once (stderr), with the fix, on a machine with
+instructor's source notebook are one ``cat`` away. A command that runs a course (``autograde``,
+``cohort release``, ``collect``, ``grade``) with a bundle whose hidden material others can
+read says so once (stderr), with the fix, on a machine with
 other login users (``pwd``: an account with a uid of 1000 or more, besides the TA's and
 ``nobody``). ``AUTOGRADER_SINGLE_USER=1`` says the machine has no other users (the check is
 skipped: the test suite runs so, since one of its tests makes users); ``=0`` checks

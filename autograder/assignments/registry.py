@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from autograder.assignments import exposure
 from autograder.assignments.bundle import Assignment, open_bundle
 from autograder.spec import SPEC_FILE, SpecError
 
@@ -72,9 +71,7 @@ def _load(name: str, folders: tuple[Path, ...]) -> Assignment:
             # The evidence plugin is checked when first used (``Assignment.evidence``), not
             # here: loading a bundle must not import its hooks (NumPy...) before a command
             # launches the sandbox (tests/batch/test_early_sandbox.py).
-            assignment = open_bundle(item.root, origin=item.origin, package=package)
-            exposure.warn_once(assignment)  # on a shared machine, the install must be closed
-            return assignment
+            return open_bundle(item.root, origin=item.origin, package=package)
     names = ", ".join(item.name for item in available(folders)) or "none"
     raise UnknownAssignment(f"no assignment called {name!r}: the assignments here are {names} "
                             f"(add a folder of bundles with --assignments DIR)")

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 # Only what parsing the command line and launching the zygote need: the grader (engine,
 # checks, torch, nbgrader) is imported in ``run`` once the zygote is warming up beside it.
-from autograder.assignments import Assignment, remembered
+from autograder.assignments import Assignment, exposure, remembered
 from autograder.assignments.arguments import add_assignment_arguments, assignment_in_root
 from autograder.base import stages
 from autograder.base.course import SUBMITTED, Course
@@ -461,6 +461,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     _require_dependencies(assignment.preload)  # torch, say: only an assignment's that preloads it
+    exposure.warn_once(assignment)  # on a shared machine, its hidden files must be closed
     course = Course(args.root.resolve(), assignment.name)
     with ExitStack() as held:
         if course.root.is_dir():  # else students_to_grade says what is wrong with it

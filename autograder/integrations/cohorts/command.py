@@ -24,6 +24,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from autograder.assignments import exposure
 from autograder.assignments.arguments import add_assignment_arguments
 from autograder.base import closed
 from autograder.base.course import FEEDBACK
@@ -154,6 +155,8 @@ def _run(args: argparse.Namespace) -> int:
         opened = closed.open_root_line(cohort.root)
         if opened:
             print(f"warning: {opened}", file=sys.stderr)
+        if args.step in ("release", "collect", "grade"):  # a course running: students near
+            exposure.warn_once(cohort.bundle())
         if args.step == "release":
             lines = workflow.release(cohort)
         elif args.step == "collect":
