@@ -26,13 +26,7 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import pwd
 import shutil
-import subprocess
-import sys
-import sysconfig
-import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,87 +34,39 @@ from types import SimpleNamespace
 
 import pytest
 
-from autograder.assignments.exposure import SINGLE_USER
-from autograder.spec import REPO
-from tests.support.bundle_copies import copy_bundle
-from tests.support.skips import AS_ROOT, needs
-from tests.support.vectors import REFERENCE, VECTORS, solved_notebook
-from tests.support.vectors_source import source_notebook
+from tests.support.shared_machine import (
+    ASSIGNMENT,
+    NOTEBOOK,
+    SYSTEM_PYTHON,
+    can,
+    home_of,
+    require_shared_machine,
+    run_as,
+    shared_course,
+)
+from tests.support.shared_machine import grader as grader_as
+from tests.support.vectors import REFERENCE, solved_notebook
 
 pytestmark = pytest.mark.slow
-SYSTEM_PYTHON = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
 PREFIX = "h2sm"  # every user this test makes is named h2sm-<who>
 TA, ALICE, BOB, CAROL = (f"{PREFIX}-{who}" for who in ("ta", "alice", "bob", "carol"))
 COHORT = COURSE = f"{PREFIX}-fall"
-ASSIGNMENT = VECTORS.name
-NOTEBOOK = VECTORS.notebook
 STAMP = "%Y-%m-%d %H:%M:%S.%f UTC"  # nbgrader's timestamp in inbound folder names
 
 
-def _missing() -> str:
-    if os.geteuid() != 0:
-        return needs("needs root to make Unix users", AS_ROOT)
-    for tool in ("useradd", "userdel", "setpriv", "flock"):
-        if shutil.which(tool) is None:
-            return needs(f"{tool} not installed", "apt-get install -y passwd util-linux")
-    if not SYSTEM_PYTHON.exists():
-        return needs(f"{SYSTEM_PYTHON} not installed", f"apt-get install -y {SYSTEM_PYTHON.name}")
-    for path in (REPO, Path(sysconfig.get_paths()["purelib"])):
-        if any(not folder.stat().st_mode & 0o001 for folder in (path, *path.parents)):
-            return needs(f"{path} cannot be reached by other users",
-                         f"chmod o+x {path} and each folder above it")
-    return ""
+def grader(*args: str, cwd: Path, **how):
+    return grader_as(TA, *args, cwd=cwd, **how)
 
 
-def _make_user(name: str, home: Path) -> None:
-    subprocess.run(["userdel", "--force", name], capture_output=True, check=False)
-    subprocess.run(["groupdel", name], capture_output=True, check=False)
-    subprocess.run(["useradd", "--no-create-home", "--home-dir", str(home), "--shell",
-                    "/bin/sh", "--user-group", name], check=True, capture_output=True)
-    home.mkdir(parents=True)
-    shutil.chown(home, name, name)
-    home.chmod(0o755)  # Debian's useradd: homes 0755
-
-
-def run_as(user: str, *argv: str, cwd: Path, shared: bool = True, check: bool = False,
-           timeout: float = 300) -> subprocess.CompletedProcess:
-    """``argv`` as ``user`` (its groups too), in a hub terminal's plain environment."""
-    entry = pwd.getpwnam(user)
-    packages = [sysconfig.get_paths()["purelib"]]
-    if user == TA:
-        packages.insert(0, str(REPO))  # the grader: the instructor's alone to run
-    env = {"PATH": "/usr/bin:/bin", "HOME": entry.pw_dir, "USER": user, "LOGNAME": user,
-           "PYTHONPATH": os.pathsep.join(packages), "MPLBACKEND": "Agg",
-           "OPENBLAS_NUM_THREADS": "1"}
-    if not shared:
-        env[SINGLE_USER] = "1"
-    done = subprocess.run(["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}",
-                           "--init-groups", *argv], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=timeout, check=False)
-    if check:
-        assert done.returncode == 0, (argv, done.stdout[-3000:], done.stderr[-3000:])
-    return done
-
-
-def grader(*args: str, cwd: Path, **how) -> subprocess.CompletedProcess:
-    return run_as(TA, str(SYSTEM_PYTHON), "-m", "autograder", *args, cwd=cwd, **how)
-
-
-def nbgrader(user: str, *args: str, exchange: Path, **how) -> subprocess.CompletedProcess:
-    home = Path(pwd.getpwnam(user).pw_dir)
+def nbgrader(user: str, *args: str, exchange: Path, **how):
     return run_as(user, str(SYSTEM_PYTHON), "-m", "nbgrader", *args, f"--course={COURSE}",
-                  f"--Exchange.root={exchange}", cwd=home, **how)
-
-
-def can(user: str, shell: str, cwd: Path) -> bool:
-    """Whether ``user`` succeeds at ``shell`` (a test, a read, a write...)."""
-    return run_as(user, "/bin/sh", "-c", shell, cwd=cwd, timeout=30).returncode == 0
+                  f"--Exchange.root={exchange}", cwd=home_of(user), **how)
 
 
 def submit(user: str, exchange: Path, functions: dict[str, str] | None) -> None:
     """``user`` fetches the release, writes ``functions`` into it (None: as released) and
     submits."""
-    home = Path(pwd.getpwnam(user).pw_dir)
+    home = home_of(user)
     nbgrader(user, "fetch_assignment", ASSIGNMENT, exchange=exchange, check=True)
     if functions is not None:
         notebook = home / ASSIGNMENT / NOTEBOOK  # as the student saves it
@@ -155,44 +101,11 @@ def stamp(when: datetime) -> bytes:
 
 @pytest.fixture(scope="module")
 def course() -> Iterator[SimpleNamespace]:
-    missing = _missing()
-    if missing and os.environ.get("CI"):  # a skipped multi-user test proves nothing there
-        pytest.fail(f"{missing}; CI must run the shared-machine test (.ci/run runs as root "
-                    "on Debian)", pytrace=False)
-    if missing:
-        pytest.skip(missing)
-    base = Path(tempfile.mkdtemp(prefix="h2-shared-machine-", dir="/tmp"))
-    base.chmod(0o755)
-    homes = base / "home"
-    users = (TA, ALICE, BOB, CAROL)
-    try:
-        for user in users:
-            _make_user(user, homes / user)
-        exchange = base / "exchange"
-        exchange.mkdir()
-        exchange.chmod(0o1777)  # the admin's, as nbgrader's docs make it
-        ta_home = homes / TA
-        bundles = ta_home / "bundles"
-        copy_bundle(ASSIGNMENT, bundles, ASSIGNMENT)
-        (bundles / ASSIGNMENT / "source").mkdir()
-        (bundles / ASSIGNMENT / "source" / NOTEBOOK).write_text(json.dumps(source_notebook()),
-                                                                encoding="utf-8")
-        config = ta_home / "cohorts.toml"
-        config.write_text(f'[defaults]\ncourses_root = "{ta_home / "courses"}"\n'
-                          f'exchange = "{exchange}"\nassignments = ["{bundles}"]\n'
-                          f'assignment = "{ASSIGNMENT}"\n\n[cohorts.{COHORT}]\n'
-                          f'course_id = "{COURSE}"\ndue = "2099-01-01 00:00:00 UTC"\n')
-        subprocess.run(["chown", "-R", f"{TA}:{TA}", str(ta_home)], check=True)
-        for path in [bundles, *bundles.rglob("*")]:  # as a clone leaves them: 0755/0644
-            path.chmod(0o755 if path.is_dir() else 0o644)
-        out = SimpleNamespace(base=base, exchange=exchange, config=config, ta_home=ta_home,
-                              bundles=bundles, root=ta_home / "courses" / COHORT, lines={})
-        cohort = ("cohort", "--config", str(config))
-
-        # The instructor releases with the bundle as a clone leaves it: the grader says so.
-        released = grader(*cohort, "release", COHORT, cwd=ta_home)
-        assert released.returncode == 0, released.stderr
-        out.lines["open install"] = released.stderr
+    require_shared_machine("the shared-machine test")
+    with shared_course("h2-shared-machine", TA, (ALICE, BOB, CAROL), COHORT, COURSE) as out:
+        exchange, ta_home, bundles = out.exchange, out.ta_home, out.bundles
+        cohort = out.cohort_args
+        # The instructor released with the bundle as a clone leaves it: the grader said so.
         run_as(TA, "chmod", "-R", "o-rwx", str(bundles), cwd=ta_home, check=True)
 
         # The honest students; then Alice, through inbound/ alone.
@@ -224,11 +137,6 @@ def course() -> Iterator[SimpleNamespace]:
         status = grader("status", "--root", str(out.root), cwd=ta_home)
         out.lines["status"] = status
         yield out
-    finally:
-        for user in users:
-            subprocess.run(["userdel", "--force", user], capture_output=True, check=False)
-            subprocess.run(["groupdel", user], capture_output=True, check=False)
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def grades(course: SimpleNamespace) -> dict[str, dict[str, str]]:

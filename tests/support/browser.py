@@ -46,7 +46,7 @@ def missing(reason: str, command: str = INSTALL) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"{reason}; CI must run the browser tests ({command}, as .ci/run does)",
                     pytrace=False)
-    pytest.skip(install(reason, INSTALL))  # in CI the test fails instead (above)
+    pytest.skip(install(reason, command))  # in CI the test fails instead (above)
 
 
 @dataclass
