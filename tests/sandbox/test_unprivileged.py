@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.assignments.exposure import SINGLE_USER
 from autograder.base.course import Course
 from autograder.spec import REPO
 from tests.sandbox.hostile.hostile_cases import code
@@ -79,6 +80,7 @@ def build_course(root: Path, marker: str) -> None:
         (folder / VECTORS.notebook).write_text(json.dumps(notebook), encoding="utf-8")
     for path in [root, *root.rglob("*")]:
         os.chown(path, NOBODY, NOBODY)
+    root.chmod(0o700)  # closed, as a course root is (an open one adds a warning line)
 
 
 
@@ -89,6 +91,7 @@ def run_as_nobody(root: Path, *extra: str, namespaces: bool = True) -> subproces
         "HOME": str(root),
         "MPLBACKEND": "Agg",
         "PYTHONPATH": os.pathsep.join([str(REPO), sysconfig.get_paths()["purelib"]]),
+        SINGLE_USER: "1",  # isolation is tested here; the install check, in test_exposure
     }
     launcher = [] if namespaces else ["-c", NO_NAMESPACES]
     command = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",

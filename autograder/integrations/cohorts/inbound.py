@@ -96,7 +96,7 @@ def parse_nbgrader_time(text: str) -> datetime:
     """A time as nbgrader's ``parse_utc`` reads it (folder names, timestamp.txt), aware UTC;
     ``ValueError`` where nbgrader would fail (its collect then fails as a whole)."""
     import dateutil.parser  # nbgrader's own parser (10 ms): only when collecting
-    import dateutil.tz
+    import dateutil.tz  # (with it: only when collecting)
 
     try:
         parts = text.split(" ")

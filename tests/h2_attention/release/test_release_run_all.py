@@ -3,7 +3,8 @@
 * A fresh release with only ``STUDENT_ID`` filled in runs to the end headless (nbclient
   with errors not allowed, as ``jupyter nbconvert --execute``; and as JupyterLab's Run
   All sends it) and saves an evidence file whose limitation is the stub's placeholder;
-  that file earns no point.
+  that file earns no point (its identity check is the functions' to earn: an untouched
+  release's compute nothing).
 * The solved release (predictions made): the explorer prints its table once, no row twice,
   and Run All takes no longer than the time the notebook states.
 * A function that calls a helper defined in a solution cell is graded full in the sandbox,
@@ -24,14 +25,16 @@ import pytest
 
 from autograder.authoring.sync import grade_id
 from autograder.bundles.h2_attention.evidence import verify_evidence
+from autograder.bundles.h2_attention.provenance import stubs_only, without_code
 from autograder.bundles.h2_attention.samples import solved_notebook
+from autograder.bundles.h2_attention.sections import IDENTITY
 from autograder.grading import run_checks, score_parts
 from solutions.evidence import LIMITATION_PLACEHOLDER
+from tests.h2_attention.notebook.test_run_all import run_all_like_jupyterlab
+from tests.h2_attention.release.test_release_promises import HELPER_CELLS, code
 from tests.support.corpus import reference_source
 from tests.support.h2 import H2, SPEC, predicted
 from tests.support.kernels import run_all
-from tests.h2_attention.release.test_release_promises import HELPER_CELLS, code
-from tests.h2_attention.notebook.test_run_all import run_all_like_jupyterlab
 
 pytestmark = pytest.mark.slow
 
@@ -60,7 +63,13 @@ def assert_the_stub_file_is_saved_and_earns_nothing(folder: Path) -> None:
     assert all(data[name]["error"].startswith("NotImplementedError") for name in
                ("hand_example", "masked_case", "parity", "intervention"))
     report = verify_evidence(folder / SPEC.evidence_file, student_id=STUDENT)
-    assert report.points == {"evidence": 0, "limitation": 0}
+    # The file alone passes only the identity check; whether that is earned is the
+    # functions' to say (issue 50, item 18: an untouched release's functions compute nothing,
+    # tests/h2_attention/evidence/test_provenance_sandbox.py grades one to 0), and with no
+    # code to ask, a file of stubs' errors earns nothing.
+    assert report.points["limitation"] == 0 and stubs_only(report.data)
+    assert set(report.checks) >= {IDENTITY} and sum(report.checks.values()) == report.checks[IDENTITY]
+    assert [f.code for f in without_code(report).findings] == ["nothing_computed"]
 
 
 def test_a_fresh_release_runs_to_the_end_headless_and_saves_the_stub(tmp_path):
