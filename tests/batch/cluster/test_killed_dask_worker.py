@@ -66,7 +66,9 @@ def test_a_killed_worker_loses_nothing_and_records_nothing_twice(tmp_path):
         assert by_student["t-wrong-normalize"].score == 6
         assert "did not finish in time" in str(by_student["a-loop"].to_gradescope())
         assert all((course.autograded(s) / "results.json").exists() for s in ROSTER)
-        # The worker that died was replaced by its nanny, with a grading session of its own.
+        # The worker that died was replaced by its nanny, with a grading session of its own
+        # (its restart takes its own time on a slow machine: waited for, within a bound).
+        observer.wait_for_workers(2, timeout=120)
         assert len(observer.run(os.getpid)) == 2
 
     # A re-run skips every submission already graded (and starts no cluster for nothing).
