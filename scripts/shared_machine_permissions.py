@@ -51,7 +51,8 @@ def row(name: str, path: Path, base: Path, lock: bool = False) -> str:
         mode = f"{path.stat().st_mode & 0o7777:o}"
     except OSError:
         mode = "absent"
-    reads = machine.can(BOB, f"ls {quoted}" if path.is_dir() else f"cat {quoted}", base)
+    reads = machine.can(BOB, f"ls {quoted} >/dev/null" if path.is_dir()
+                        else f"cat {quoted} >/dev/null", base)
     writes = machine.can(BOB, f"touch {shlex.quote(str(path / 'planted'))}" if path.is_dir()
                          else f"test -w {quoted} && : >> {quoted}", base)
     said = f"{mode}, {'yes' if reads else 'no'} / {'yes' if writes else 'no'}"
