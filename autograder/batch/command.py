@@ -266,7 +266,8 @@ def interrupted_line(force: bool) -> str:
     would regrade everything again)."""
     again = ("run it again without --force to resume (with --force it starts over)" if force
              else "run the same command again to resume")
-    return f"interrupted: what was already graded is kept; {again}"
+    return (f"interrupted: every output of the root is as it was before this run; what was "
+            f"already graded is kept; {again}")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

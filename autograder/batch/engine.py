@@ -35,7 +35,7 @@ from autograder.assignments import Assignment, load_assignment
 from autograder.base import stages
 from autograder.base.course import RESULTS_JSON, Course
 from autograder.base.safe_text import shown_id
-from autograder.batch import counted, interrupts, lateness, version_rule, versions
+from autograder.batch import counted, interrupts, lateness, resume, version_rule, versions
 from autograder.batch.cluster.executor import grade_on_cluster
 from autograder.batch.isolation_probe import probe_isolation
 from autograder.batch.options import BatchOptions
@@ -44,6 +44,7 @@ from autograder.batch.outcome import (
     internal_error_result,
     save_result,
     save_version_result,
+    write_record_files,
 )
 from autograder.batch.root_lock import hold
 from autograder.grading.runner import require_consistent_spec
@@ -158,6 +159,16 @@ def up_to_date(
     return _still_current(load(course.autograded(student) / RESULTS_JSON), assignment, due,
                           cohort, lambda: content_hash(folder),
                           lambda: lateness.decide(folder, due).key())
+
+
+def resumed_result(
+    course: Course, assignment: Assignment, student: str, due: datetime | None = None,
+    cohort: str | None = None,
+) -> SubmissionResult | None:
+    """``up_to_date`` for what a run that did not finish graded (``autograder.batch.resume``)."""
+    folder = course.submitted(student)
+    return _still_current(resume.load_kept(course, student), assignment, due, cohort,
+                          lambda: content_hash(folder), lambda: lateness.decide(folder, due).key())
 
 
 def version_up_to_date(
@@ -319,13 +330,19 @@ def _grade_course(
                                             options.due_for(student)) for student in students}
     results: dict[str, SubmissionResult] = {}
     kept_results: dict[Path, SubmissionResult] = {}  # by kept version's folder
+    resumed: list[SubmissionResult] = []
     with stages.stage("scan: what changed (hash each submission, its lateness)"):
-        todo = _jobs(course, assignment, students, plans, options, results, kept_results)
+        todo = _jobs(course, assignment, students, plans, options, results, kept_results,
+                     resumed)
+    with stages.stage("write: what a run that did not finish graded"):
+        for result in resumed:
+            write_record_files(course, assignment, result)
     if sandbox and not any(options.cluster is None or job.version is not None for job in todo):
         discard(sandbox)  # nothing for a local pool: the zygote stops importing torch now
         sandbox = None
     pending = {job.student for job in todo}
-    skipped = [s for s in students if s not in pending]
+    skipped = [s for s in students if s not in pending and s not in
+               {result.student for result in resumed}]
     preparing: list = []
 
     def after_fork() -> None:  # the grading processes exist: threads are safe now
@@ -401,6 +418,7 @@ def _grade_course(
         with stages.stage("end: gradebook (nbgrader's database)"):
             gradebook.record(course, [r for r in ordered if r.status != STATUS_ERROR],
                              decisions=decisions, assignment=assignment)
+    pending |= {result.student for result in resumed}
     return BatchSummary(
         ordered,
         [s for s in students if s in pending and s in results],
@@ -415,16 +433,22 @@ def _grade_course(
 def _jobs(course: Course, assignment: Assignment, students: Sequence[str],
           plans: dict[str, version_rule.Plan], options: BatchOptions,
           results: dict[str, SubmissionResult],
-          kept_results: dict[Path, SubmissionResult]) -> list[Job]:
+          kept_results: dict[Path, SubmissionResult],
+          resumed: list[SubmissionResult]) -> list[Job]:
     """What to grade: each student's submission, or, where the version rule falls back on an
     earlier on-time version, that one and the newest (each a kept version); what is up to
-    date is not graded again but put in ``results`` or ``kept_results``."""
+    date is not graded again but put in ``results`` or ``kept_results`` (and in ``resumed``
+    when it comes from a run that did not finish: its files are not written yet)."""
     todo = []
     for student in students:
         due, chosen = options.due_for(student), plans[student]
         if chosen.on_time is None or chosen.newest is None:
             saved = None if options.force else up_to_date(course, assignment, student, due,
                                                           options.cohort)
+            if saved is None and not options.force:  # graded by a run that did not finish
+                saved = resumed_result(course, assignment, student, due, options.cohort)
+                if saved is not None:
+                    resumed.append(saved)
             if saved is None:
                 todo.append(Job(student))
             else:

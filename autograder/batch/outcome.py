@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.base.stages import stage
-from autograder.batch import lateness
+from autograder.batch import lateness, resume
 from autograder.results import note_codes
 from autograder.results.result import STATUS_ERROR, PartResult, SubmissionResult, save
 from autograder.results.root_settings import due_text
@@ -79,6 +79,7 @@ def save_result(course: Course, assignment: Assignment, result: SubmissionResult
     out = course.autograded(result.student)
     with stage("write: results.json"):
         save(result, out / RESULTS_JSON)
+        resume.keep(course, result.student, out / RESULTS_JSON)
     with stage("write: feedback.html"):
         feedback_page.save(result, out / FEEDBACK_HTML, assignment)
     with stage("write: graded notebook (formgrader's)"):
@@ -97,3 +98,16 @@ def save_version_result(kept: Version, result: SubmissionResult, *,
                          lateness.decide_kept(kept.files, kept.receipt, due))
     save(result, kept.results_json)
     return result
+
+
+def write_record_files(course: Course, assignment: Assignment,
+                       result: SubmissionResult) -> None:
+    """Write ``result`` (its time already judged: taken from ``autograder.batch.resume``) as
+    ``save_result`` does, into this run's change of the root."""
+    # views.graded_notebook (3 ms): not at a command's start (cohort imports this module)
+    from autograder.views import feedback_page, graded_notebook
+
+    out = course.autograded(result.student)
+    save(result, out / RESULTS_JSON)
+    feedback_page.save(result, out / FEEDBACK_HTML, assignment)
+    graded_notebook.write(course, result, None, assignment=assignment)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from autograder.base import closed
 from autograder.legacy_names import ROOT_LOCK_FILE as LEGACY_LOCK_FILE
+from autograder.results import journal
 
 LOCK_FILE = ".autograder-grading.lock"
 _held: dict[Path, int] = {}  # root -> how many nested holds in this process
@@ -128,7 +129,7 @@ def _lock(stack: ExitStack, root: Path, path: Path, *, create: bool) -> int | No
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         raise RootBusy(
-            f"another grading run is using {root}{_who(handle)}: wait for it to finish "
+            f"another command is changing {root}{_who(handle)}: wait for it to finish "
             "(or stop it), then run this again") from None
 
     def release() -> None:
@@ -137,6 +138,21 @@ def _lock(stack: ExitStack, root: Path, path: Path, *, create: bool) -> int | No
 
     stack.callback(release)
     return handle
+
+
+def holder(root: Path) -> str | None:
+    """Who holds ``root`` now (``pid N of user U, since ...: command``), or None; asked of the
+    kernel's lock table without taking the lock or writing anything (``status`` asks it)."""
+    try:
+        handle = os.open(Path(root) / LOCK_FILE, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        if not _holders(handle):
+            return None
+        return _who(handle).strip(" ()") or "another process"
+    finally:
+        os.close(handle)
 
 
 @contextmanager
@@ -170,7 +186,28 @@ def hold(root: Path) -> Iterator[None]:
         with _guard:
             _held[root] = 1
         try:
-            yield
+            with _changed(root, command):
+                yield
         finally:
             with _guard:
                 del _held[root]
+
+
+@contextmanager
+def _changed(root: Path, command: str) -> Iterator[None]:
+    """The hold as one change of the root (``autograder.results.journal``): what an earlier
+    command left unfinished is rolled back first (said in one line), and this one's writes
+    stand only if it ends without an exception (or ``journal.abandon``)."""
+    said = journal.recover(root)
+    if said:
+        print(f"note: {said}", file=sys.stderr, flush=True)
+    change = journal.begin(root, command)
+    try:
+        yield
+    except BaseException:
+        journal.rollback(change)
+        raise
+    if change.abandoned:
+        journal.rollback(change)
+    else:
+        journal.commit(change)

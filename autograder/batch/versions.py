@@ -29,6 +29,7 @@ from pathlib import Path
 from autograder.base.course import RESULTS_JSON, Course, parse_time, submission_time
 from autograder.batch import receipts as receipts_file
 from autograder.grading.submission import content_hash
+from autograder.results import journal
 from autograder.results.result import SubmissionResult, write_atomically
 
 VERSIONS = "versions"
@@ -126,6 +127,7 @@ def keep(course: Course, student: str, now: datetime | None = None,
             kept = Version(kept.folder, kept.hash, kept.submitted_at, receipt, kept.collected_at)
             _write_meta(kept)
         return kept
+    journal.before_tree(target)  # made by this change: gone again if it is rolled back
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=".keeping-"))
     try:

@@ -166,6 +166,7 @@ def status_lines(course: Course, assignment: Assignment) -> list[str]:
              f"bundle: {_bundle_place(assignment)}",
              f"settings: {root_settings.shown(settings)}",
              f"access: {_access(course.root)}"]
+    lines += _change_lines(course.root)
     by_status: dict[str, int] = {}
     for result in graded:
         by_status[result.status] = by_status.get(result.status, 0) + 1
@@ -183,6 +184,25 @@ def status_lines(course: Course, assignment: Assignment) -> list[str]:
         state = "current" if output.current else f"STALE: {output.fix}"
         lines.append(f"  {output.name:<44} {_when(output.written)}  {state}")
     return lines
+
+
+def _change_lines(root: Path) -> list[str]:
+    """A command changing the root now (its outputs may change when it ends), or one that did
+    not finish (the next command that changes the root rolls it back)."""
+    # batch.root_lock, results.journal: cheap
+    from autograder.batch.root_lock import holder
+    from autograder.results import journal
+
+    running = holder(root)
+    if running:
+        return [f"IN PROGRESS: {running}; what follows may change when it ends (run status "
+                "again then)"]
+    left = journal.pending(root)
+    if left is not None:
+        return [f"UNFINISHED: {left.get('what', 'a command')} (pid {left.get('pid', '?')}, "
+                f"since {left.get('since', '?')}) did not finish; the next command that changes "
+                "the root rolls it back (nothing of it is kept): run it again"]
+    return []
 
 
 def _bundle_place(assignment: Assignment) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.base.course import Course
-from autograder.results import root_settings
+from autograder.results import journal, root_settings
 from autograder.results.result import write_atomically
 from autograder.views.nbgrader_package import light_import
 
@@ -52,6 +52,8 @@ def publish(course: Course, assignment: Assignment, students: Iterable[str] = ()
     for name, rewrite in views:
         try:
             rewrite()
+        except OSError:  # a full disk, a file that cannot be written: the change is rolled back
+            raise
         except Exception as error:  # the grade is saved; a copy that failed is named, not hidden
             done.stale.append(f"{name} ({type(error).__name__}: {error}; fix it, then run "
                               "`python -m autograder status` to see what is current)")
@@ -141,6 +143,8 @@ def nbgrader_export(course: Course, target: Path) -> None:
     from nbgrader.plugins.export import CsvExportPlugin
 
     partial = target.with_name(f".{target.name}.partial")
+    journal.before_write(partial)
+    journal.before_write(target)
     with Gradebook(course.db_url) as book:
         CsvExportPlugin(to=str(partial)).export(book)
     os.replace(partial, target)

@@ -21,6 +21,7 @@ from autograder.report.evidence_copies import CopiedEvidence
 from autograder.report.inputs import INPUTS_FILE
 from autograder.report.loading import GradedCourse, load_course
 from autograder.report.render import render_html
+from autograder.results import journal
 from autograder.results.result import SubmissionResult, write_atomically
 
 if TYPE_CHECKING:
@@ -242,6 +243,7 @@ def save_report(report: Report, out_dir: Path) -> ReportFiles:
     """Write the page and the CSVs of a built report into ``out_dir``. The inputs ``publish``
     noted there are forgotten: this report may be another cohort's (``report.inputs``)."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    journal.before_write(out_dir / INPUTS_FILE)
     (out_dir / INPUTS_FILE).unlink(missing_ok=True)
     html = out_dir / REPORT_HTML
     write_atomically(html, render_html(report))

@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.assignments.arguments import add_assignment_arguments, assignment_in_root
 from autograder.base.wording import plural
 from autograder.batch.command import one_line_errors
+from autograder.batch.root_lock import RootBusy, hold
 from autograder.report.build import REPORT_DIR, build_report, save_report
 from autograder.report.loading import ReportError, load_course
 
@@ -83,8 +85,10 @@ def report_lines(root: Path, assignment: Assignment, cohort: str | None,
 def run(args: argparse.Namespace) -> int:
     root = args.root.resolve()
     try:
-        lines = report_lines(root, assignment_in_root(args, root), args.cohort, args.out)
-    except ReportError as error:
+        assignment = assignment_in_root(args, root)
+        with hold(root) if root.is_dir() else nullcontext():  # never beside a grading run
+            lines = report_lines(root, assignment, args.cohort, args.out)
+    except (ReportError, RootBusy) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except OSError as error:

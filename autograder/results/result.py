@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.base.course import RESULTS_JSON, Course
-from autograder.results import migrate
+from autograder.results import journal, migrate
 from autograder.results.message import CARRIED_FORWARD, Message
 
 STATUS_GRADED = "graded"
@@ -288,7 +288,9 @@ def _reader(kind: Any) -> Callable[[Any], Any]:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write via a temporary file and rename: a killed run never leaves half a file."""
+    """Write via a temporary file and rename: a killed run never leaves half a file (and,
+    inside a change of a course root, what the file was is kept in its journal first)."""
+    journal.before_write(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
@@ -299,6 +301,7 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    journal.after_write(path)
 
 
 def save(result: SubmissionResult, path: Path) -> None:

@@ -41,7 +41,12 @@ from autograder.results.decisions import DecisionError, Decisions
 from autograder.results.result import SubmissionResult, load, saved_results
 from autograder.views.gradebook import GradebookError, clear_manual_score
 from autograder.views.graded_notebook import text_to_judge
-from autograder.views.outputs import import_formgrader, result_path, rewrite_student
+from autograder.views.outputs import (
+    import_formgrader,
+    result_path,
+    rewrite_student,
+    unread_formgrader,
+)
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -87,15 +92,19 @@ def run(args: argparse.Namespace) -> int:
     try:
         course, assignment = graded_course(args)
         if args.action in ("set", "clear"):
+            # One change of the root: all of it, or (Ctrl-C, a kill, an error) none of it.
             with hold(root):  # no grading run may write the root meanwhile (nor read stale)
                 decisions = _read_in(course, assignment)
                 return _decide(course, decisions, args, assignment)
-        try:
-            with hold(root):
-                decisions = _read_in(course, assignment)
-        except RootBusy as busy:  # reading what is saved is safe; writing is not
-            decisions = Decisions.load(course.root)
-            print(f"note: formgrader's scores not read in now: {busy}", file=sys.stderr)
+        # `list` and `history` only read: what is saved, never formgrader's scores read in.
+        decisions = Decisions.load(course.root)
+        unread = unread_formgrader(course, decisions, assignment=assignment)
+        if unread:
+            shown = ", ".join(f"{shown_id(student)} {part} {score:g}"
+                              for student, part, score in unread[:5])
+            print(f"note: formgrader holds {len(unread)} score(s) no decision says yet ({shown}"
+                  f"{', ...' if len(unread) > 5 else ''}): the next command that changes the "
+                  "root (review set, autograde, export) records them", file=sys.stderr)
         if args.action == "list":
             return _list(course, decisions, assignment)
         return _history(course, decisions, args.student)

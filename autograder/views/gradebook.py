@@ -21,14 +21,14 @@ import gc
 import threading
 import warnings
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.base.course import TIMESTAMP_TXT, Course, parse_time
 from autograder.base.stages import stage
-from autograder.results import root_settings
+from autograder.results import journal, root_settings
 from autograder.results.result import STATUS_GRADED, STATUS_UNGRADABLE, PartResult, SubmissionResult
 from autograder.views.nbgrader_package import light_import
 
@@ -128,6 +128,7 @@ def _open(course: Course, notebook: str, bundle: Bundle) -> object:
     from sqlalchemy import text
 
     try:
+        journal.before_database(course.gradebook_db())  # a change of the root: kept first
         create_if_new(course.db_url)
         gradebook = Gradebook(course.db_url)
     except Exception as error:
@@ -487,6 +488,35 @@ def manual_scores(course: Course, notebook: str | None = None, *, assignment: Bu
         raise
     finally:
         gradebook.close()
+    return {(student, part_of[cell]): float(score) for student, cell, score in rows
+            if cell in part_of}
+
+
+def manual_scores_read_only(course: Course, *, assignment: Bundle
+                            ) -> dict[tuple[str, str], float]:
+    """``manual_scores`` without opening the gradebook to change it (nbgrader's ``Gradebook``
+    adds the assignment it is asked about): for the commands that only read the root
+    (``review list``, ``review history``, ``status``). Empty when there is no gradebook or
+    SQLite cannot read it (the next command that changes the root says why)."""
+    # sqlite3 (1.3 ms): not at a command's start
+    import sqlite3
+
+    database = course.gradebook_db()
+    if not database.exists():
+        return {}
+    part_of = {part.grade_cell: part.name for part in assignment.parts}
+    try:
+        with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5)) as db:
+            rows = db.execute(
+                "SELECT sa.student_id, bc.name, g.manual_score FROM grade g"
+                " JOIN submitted_notebook sn ON g.notebook_id = sn.id"
+                " JOIN submitted_assignment sa ON sn.assignment_id = sa.id"
+                " JOIN assignment a ON sa.assignment_id = a.id"
+                " JOIN base_cell bc ON g.cell_id = bc.id"
+                " WHERE a.name = ? AND g.manual_score IS NOT NULL",
+                (course.assignment,)).fetchall()
+    except sqlite3.Error:
+        return {}
     return {(student, part_of[cell]): float(score) for student, cell, score in rows
             if cell in part_of}
 

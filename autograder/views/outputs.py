@@ -68,6 +68,17 @@ def import_formgrader(course: Course, decisions: decided.Decisions, *,
     return added
 
 
+def unread_formgrader(course: Course, decisions: decided.Decisions, *,
+                      assignment: Assignment) -> list[tuple[str, str, float]]:
+    """The manual scores in formgrader no decision says yet (student, part, score), read
+    without changing anything: what the next command that changes the root reads in."""
+    if not _may_hold_manual_scores(course):
+        return []
+    scores = book.manual_scores_read_only(course, assignment=assignment)
+    return [(student, part, score) for (student, part), score in sorted(scores.items())
+            if (entry := decisions.get(student, part)) is None or entry.points != score]
+
+
 def _may_hold_manual_scores(course: Course) -> bool:
     """Whether the gradebook may hold a manual score: False only when it surely holds none
     (no gradebook, or SQLite says no grade has one). Asked with the standard library in

@@ -144,7 +144,7 @@ def held(root):
 
 def test_a_second_autograde_in_a_root_refuses_with_one_line_naming_the_holder(root, held):
     line = one_line_error(cli("autograde", ASSIGNMENT, "--root", str(root), "--no-progress"))
-    assert f"another grading run is using {root.resolve()} (pid {held.pid} of user " in line
+    assert f"another command is changing {root.resolve()} (pid {held.pid} of user " in line
     assert not (root / "autograded").exists() and not (root / "course.json").exists()
     with pytest.raises(RootBusy):
         with hold(root):
@@ -162,7 +162,7 @@ def test_cohort_grade_refuses_a_root_another_run_holds(tmp_path, root, held):
     (root / "nbgrader_config.py").write_text("")
     (root / "release" / ASSIGNMENT).mkdir(parents=True)
     line = one_line_error(cli("cohort", "--config", str(config), "grade", root.name))
-    assert "another grading run is using" in line and f"pid {held.pid}" in line
+    assert "another command is changing" in line and f"pid {held.pid}" in line
 
 
 def test_a_cohort_root_remembers_cohorts_toml(tmp_path):

@@ -53,7 +53,7 @@ def test_a_decision_while_another_run_holds_the_root_is_refused_and_nothing_reco
         refused = _review(busy_root, *args)
         assert refused.returncode == 2, refused
         assert refused.stderr.count("\n") == 1, refused.stderr
-        assert "another grading run is using" in refused.stderr and "pid " in refused.stderr
+        assert "another command is changing" in refused.stderr and "pid " in refused.stderr
         assert "Traceback" not in refused.stderr
     assert not (busy_root / DECISIONS_JSON).exists()
 

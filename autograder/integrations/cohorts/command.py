@@ -37,7 +37,7 @@ from autograder.batch.command import (
     options_from,
     summary_line,
 )
-from autograder.batch.root_lock import RootBusy
+from autograder.batch.root_lock import RootBusy, hold
 from autograder.integrations.cohorts import workflow
 from autograder.integrations.cohorts.config import (
     CONFIG,
@@ -178,7 +178,8 @@ def _run(args: argparse.Namespace) -> int:
 
             course = workflow.require_graded(cohort)  # one line when it was never graded
             try:
-                lines = report_lines(course.root, cohort.bundle(), cohort.name, args.out)
+                with hold(course.root):  # never beside a grading run
+                    lines = report_lines(course.root, cohort.bundle(), cohort.name, args.out)
             except ReportError as error:
                 raise workflow.WorkflowError(str(error)) from None
         else:

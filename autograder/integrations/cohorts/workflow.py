@@ -35,6 +35,7 @@ from autograder.integrations.cohorts import inbound as inbound_folders
 from autograder.integrations.cohorts.config import Cohort
 from autograder.publish.export import ExportError, ExportFiles, export_root
 from autograder.publish.views import publish
+from autograder.results import journal
 from autograder.results.root_settings import RootSettingsError, remember
 from autograder.spec import SPEC_FILE
 from autograder.views import formgrader
@@ -241,7 +242,9 @@ def set_due_date(cohort: Cohort) -> None:
     from nbgrader.api import Gradebook
 
     _quiet_sqlalchemy()
-    db_url = Course(cohort.root, cohort.assignment).db_url
+    course = Course(cohort.root, cohort.assignment)
+    db_url = course.db_url
+    journal.before_database(course.gradebook_db())  # a change of the root: kept first
     create_if_new(db_url)  # no `alembic` subprocess, whatever PATH the TA's shell has
     with Gradebook(db_url, cohort.course_id) as gradebook:
         gradebook.update_or_create_assignment(cohort.assignment, duedate=cohort.due)
@@ -407,6 +410,17 @@ def _collect_exchange(cohort: Cohort, inbound: Path) -> tuple[list[str], set[str
 
 def collect(cohort: Cohort, archives: list[Path] | None = None,
             received: datetime | None = None) -> list[str]:
+    """``_collect`` as one change of the root (all or nothing: ``autograder.results.journal``),
+    with submitted/ and downloaded/ kept first: nbgrader's own commands write them."""
+    require_released(cohort)
+    with hold(cohort.root):
+        journal.before_tree(cohort.root / SUBMITTED)
+        journal.before_tree(cohort.root / "downloaded")
+        return _collect(cohort, archives, received)
+
+
+def _collect(cohort: Cohort, archives: list[Path] | None = None,
+             received: datetime | None = None) -> list[str]:
     """Newest submission of each student from the exchange (``nbgrader collect
     --update``), plus LMS downloads given as zip files (``nbgrader zip_collect``); then when
     each arrived, by records the student cannot write (``arrival``; ``received``: when the
@@ -558,8 +572,10 @@ def _grade(cohort: Cohort, options: BatchOptions | None, say: Callable[[str], No
 
 def feedback(cohort: Cohort) -> list[Path]:
     """Each graded student's report as ``nbgrader release_feedback`` takes it; see
-    ``autograder.views.nbgrader_feedback``."""
-    return write_feedback(require_graded(cohort), cohort.bundle())
+    ``autograder.views.nbgrader_feedback``. Holds the root (never beside a grading run)."""
+    course = require_graded(cohort)
+    with hold(cohort.root):
+        return write_feedback(course, cohort.bundle())
 
 
 def export(cohort: Cohort) -> ExportFiles:
@@ -568,7 +584,8 @@ def export(cohort: Cohort) -> ExportFiles:
     and the feedback pages: ``autograder.publish.export`` for the cohort's root."""
     course = require_graded(cohort)
     try:
-        return export_root(course, cohort.bundle(), cohort.canvas, cohort.moodle,
-                           cohort.moodle_download.roster)
+        with hold(cohort.root):  # never beside a grading run: one set of totals in the files
+            return export_root(course, cohort.bundle(), cohort.canvas, cohort.moodle,
+                               cohort.moodle_download.roster)
     except ExportError as error:
         raise WorkflowError(str(error)) from None
