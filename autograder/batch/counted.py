@@ -16,11 +16,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.batch import version_rule
 from autograder.batch.version_rule import Plan
 from autograder.results.late_policy import LatePolicy
-from autograder.results.result import STATUS_ERROR, SubmissionResult, load, save
+from autograder.results.result import STATUS_ERROR, SubmissionResult, load
+from autograder.views.student_files import write_student, write_version
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -62,7 +63,7 @@ def _newest_counts(course: Course, assignment: Assignment, chosen: Plan,
         if not _newer(copy, course.autograded(graded.student) / RESULTS_JSON):
             saved = load(copy)
             if saved is None or _graded_as(saved) != _graded_as(graded):
-                save(dataclasses.replace(graded, version={}), copy)
+                write_version(dataclasses.replace(graded, version={}), copy)
             else:
                 os.utime(copy)  # checked current: not read again until results.json changes
     if chosen.rule == version_rule.NEWEST and len(chosen.kept) <= 1 and not graded.version:
@@ -102,10 +103,7 @@ def _write(course: Course, assignment: Assignment, result: SubmissionResult,
     """``result`` as the student's results.json, feedback.html and formgrader notebook
     (``folder``: the counted version's files; None: the submission in submitted/)."""
     # views.graded_notebook (3 ms): not at a command's start
-    from autograder.views import feedback_page, graded_notebook
+    from autograder.views import graded_notebook
 
-    out = course.autograded(result.student)
-    save(result, out / RESULTS_JSON)
-    feedback_page.save(result, out / FEEDBACK_HTML, assignment)
     notebook = graded_notebook.find_notebook(folder, assignment) if folder else None
-    graded_notebook.write(course, result, notebook, assignment=assignment, folder=folder)
+    write_student(course, assignment, result, notebook=notebook, folder=folder)

@@ -58,6 +58,7 @@ from autograder.sandbox.uids import UidLease
 from autograder.sandbox.zygote import Zygote, discard
 from autograder.views import gradebook, grades_csv
 from autograder.views.outputs import import_formgrader, with_decisions
+from autograder.views.student_files import write_gradebook, write_grades_csv
 
 
 @dataclass
@@ -409,15 +410,14 @@ def _grade_course(
     # Every student of the root, not only this run's (--student): the others as last saved.
     # First: a gradebook error must not lose it.
     with stages.stage("end: grades.csv"):
-        grades_csv.write(every_result(course, assignment, {r.student: r for r in ordered}),
-                         course.grades_csv(), assignment)
+        write_grades_csv(course, assignment,
+                         every_result(course, assignment, {r.student: r for r in ordered}))
     if options.write_gradebook:
         with stages.stage("end: wait for the gradebook thread"):
             for thread in preparing:
                 thread.join()
         with stages.stage("end: gradebook (nbgrader's database)"):
-            gradebook.record(course, [r for r in ordered if r.status != STATUS_ERROR],
-                             decisions=decisions, assignment=assignment)
+            write_gradebook(course, assignment, ordered, decisions)
     pending |= {result.student for result in resumed}
     return BatchSummary(
         ordered,

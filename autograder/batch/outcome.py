@@ -13,12 +13,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.base.stages import stage
 from autograder.batch import lateness, resume
 from autograder.results import note_codes
-from autograder.results.result import STATUS_ERROR, PartResult, SubmissionResult, save
+from autograder.results.result import STATUS_ERROR, PartResult, SubmissionResult
 from autograder.results.root_settings import due_text
+from autograder.views.student_files import write_student, write_version
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -70,20 +71,11 @@ def save_result(course: Course, assignment: Assignment, result: SubmissionResult
     """Judge ``result``'s time (before anything is saved), then write its ``results.json``,
     ``feedback.html`` and graded notebook (``notebook``: the one graded, found in the
     submission folder when not given); returns ``result``."""
-    # views.graded_notebook (3 ms): not at a command's start (cohort imports this module)
-    from autograder.views import feedback_page, graded_notebook
-
     folder = course.submitted(result.student)
     with stage("write: lateness (receipt, timestamp)"):
         mark_submission_time(result, folder, due)
-    out = course.autograded(result.student)
-    with stage("write: results.json"):
-        save(result, out / RESULTS_JSON)
-        resume.keep(course, result.student, out / RESULTS_JSON)
-    with stage("write: feedback.html"):
-        feedback_page.save(result, out / FEEDBACK_HTML, assignment)
-    with stage("write: graded notebook (formgrader's)"):
-        graded_notebook.write(course, result, notebook, assignment=assignment)
+    write_student(course, assignment, result, notebook=notebook)
+    resume.keep(course, result.student, course.autograded(result.student) / RESULTS_JSON)
     return result
 
 
@@ -96,7 +88,7 @@ def save_version_result(kept: Version, result: SubmissionResult, *,
         due = due.replace(tzinfo=UTC)
     mark_submission_time(result, kept.files, due,
                          lateness.decide_kept(kept.files, kept.receipt, due))
-    save(result, kept.results_json)
+    write_version(result, kept.results_json)
     return result
 
 
@@ -104,10 +96,4 @@ def write_record_files(course: Course, assignment: Assignment,
                        result: SubmissionResult) -> None:
     """Write ``result`` (its time already judged: taken from ``autograder.batch.resume``) as
     ``save_result`` does, into this run's change of the root."""
-    # views.graded_notebook (3 ms): not at a command's start (cohort imports this module)
-    from autograder.views import feedback_page, graded_notebook
-
-    out = course.autograded(result.student)
-    save(result, out / RESULTS_JSON)
-    feedback_page.save(result, out / FEEDBACK_HTML, assignment)
-    graded_notebook.write(course, result, None, assignment=assignment)
+    write_student(course, assignment, result)

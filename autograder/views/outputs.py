@@ -14,14 +14,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course, parse_time
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.results import decisions as decided
-from autograder.results import late_policy
+from autograder.results.compose import compose
 from autograder.results.late_policy import LatePolicy
-from autograder.results.result import STATUS_ERROR, SubmissionResult, load, save, saved_results
-from autograder.views import feedback_page, grades_csv
+from autograder.results.result import STATUS_ERROR, SubmissionResult, load, saved_results
 from autograder.views import gradebook as book
 from autograder.views.gradebook import manual_scores
+from autograder.views.student_files import write_gradebook, write_grades_csv, write_student
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -31,13 +31,11 @@ def rewrite_student(course: Course, result: SubmissionResult, decisions: decided
                     *, assignment: Assignment, gradebook: bool = True) -> SubmissionResult:
     """Apply ``decisions`` to ``result`` (graded for ``assignment``) and write it everywhere;
     returns the grade of record."""
-    final = decided.apply(result, decisions)
-    out = course.autograded(final.student)
-    save(final, out / RESULTS_JSON)
-    feedback_page.save(final, out / FEEDBACK_HTML, assignment)
-    grades_csv.write(saved_results(course), course.grades_csv(), assignment)
-    if gradebook and final.status != STATUS_ERROR:
-        book.record(course, [final], decisions=decisions, assignment=assignment)
+    final = compose(result, decisions)
+    write_student(course, assignment, final, graded_notebook=False)
+    write_grades_csv(course, assignment, saved_results(course))
+    if gradebook:
+        write_gradebook(course, assignment, [final], decisions)
     return final
 
 
@@ -116,19 +114,8 @@ def with_decisions(course: Course, results: list[SubmissionResult],
         if result.status == STATUS_ERROR or not (touched or penalised):
             final.append(result)  # nothing decided, no policy: as it was saved
             continue
-        before = result.to_gradescope()
-        decided.apply(result, decisions)
-        late_policy.apply(result, policy, due_for(result.student), _time(result.submitted_at))
-        if result.to_gradescope() != before:
-            out = course.autograded(result.student)
-            save(result, out / RESULTS_JSON)
-            feedback_page.save(result, out / FEEDBACK_HTML, assignment)
-        final.append(result)
+        record = compose(result, decisions, policy, due_for(result.student))
+        if record.to_gradescope() != result.to_gradescope():
+            write_student(course, assignment, record, graded_notebook=False)
+        final.append(record)
     return final
-
-
-def _time(text: str) -> datetime | None:
-    try:
-        return parse_time(text) if text else None
-    except (ValueError, OverflowError):
-        return None

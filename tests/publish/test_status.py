@@ -76,19 +76,19 @@ def test_an_unreadable_gradebook_is_stale_not_a_traceback(root):
     assert "STALE" in line and "nbgrader cannot read it" in line
 
 
-def test_a_copy_that_cannot_be_written_is_named_and_the_rest_still_published(root):
-    """publish after a grade is saved: a failing view is named, never a traceback."""
+def test_a_copy_that_cannot_be_written_stops_the_change_naming_it(root):
+    """publish after a grade is saved: a view that cannot be written (a full disk, a file
+    that is not one) is an ``OSError`` naming its path, which rolls the command's change of
+    the root back (issue 51: nothing half-written); never a view silently left stale."""
     from autograder.base.course import Course
     from autograder.publish.views import publish
 
     (root / "summary.md").write_text("old")
     (root / "report" / "scores.csv").mkdir(parents=True)  # nothing can be written in its place
     (root / "report" / "report.html").write_text("<html></html>")
-    done = publish(Course(root, SPEC.name), SPEC, [])
-    assert "summary.md" in done.views and (root / "summary.md").read_text() != "old"
-    (stale,) = done.stale
-    assert stale.startswith("the report (") and "python -m autograder status" in stale
-    assert "NOT rewritten: the report" in done.line()
+    with pytest.raises(OSError) as raised:
+        publish(Course(root, SPEC.name), SPEC, [])
+    assert "scores.csv" in str(raised.value.filename)
 
 
 # Issue 50, item 14: an id from a folder or LMS file name with terminal controls in it.

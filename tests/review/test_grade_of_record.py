@@ -160,15 +160,20 @@ def test_a_formgrader_score_is_read_in_and_a_changed_part_is_flagged_not_dropped
     assert len(set(_everywhere(course, UNJUDGED).values())) == 1
 
 
-def test_a_formgrader_score_read_in_by_review_list_is_in_every_output_at_once(tmp_path, graded):
+def test_a_formgrader_score_read_in_by_review_is_in_every_output_at_once(tmp_path, graded):
     """Issue 37: `review list` read a formgrader score in, while grades.csv, results.json and
-    feedback.html kept the old total until the next `autograde`."""
+    feedback.html kept the old total until the next `autograde`. Issue 51: `list` only reads
+    (it names the score); the next command that changes the root records it, everywhere."""
     course = _graded_copy(graded, tmp_path)
     before = load(course.autograded(UNJUDGED) / RESULTS_JSON)
     _set_manual_score_as_formgrader_does(course.root, UNJUDGED, "limitation", 7)
     listed = _review(course.root, "list")
     assert listed.returncode == 0, listed.stderr
-    assert f"from formgrader: {UNJUDGED} limitation scored 7 by formgrader" in listed.stdout
+    assert f"({UNJUDGED} limitation 7)" in listed.stderr
+    assert load(course.autograded(UNJUDGED) / RESULTS_JSON) == before  # nothing written
+    decided = _review(course.root, "set", CORRECT, "limitation", "8")
+    assert decided.returncode == 0, decided.stderr
+    assert f"from formgrader: {UNJUDGED} limitation scored 7 by formgrader" in decided.stdout
     want = before.score - before.part("limitation").points + 7
     assert _everywhere(course, UNJUDGED) == dict.fromkeys(
         ("results.json", "grades.csv", "nbgrader export"), want)
