@@ -40,6 +40,7 @@ from autograder.batch.cluster.executor import grade_on_cluster
 from autograder.batch.isolation_probe import probe_isolation
 from autograder.batch.options import BatchOptions
 from autograder.batch.outcome import (
+    composing,
     error_result,
     internal_error_result,
     save_result,
@@ -370,7 +371,7 @@ def _grade_course(
         bar.update()
 
     try:
-        with interrupts.watched():
+        with interrupts.watched(), composing(decisions, options.late_policy):
             if options.cluster is not None:  # Dask (autograder.batch.cluster), imported only then
                 require_consistent_spec(assignment)  # here, as the local pool does after its warm-up
                 grade_on_cluster(course, assignment, [j.student for j in todo if j.version is None],

@@ -9,6 +9,8 @@ grader failed on is a row of its own (``internal_error_result``), never saved as
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +19,7 @@ from autograder.base.course import RESULTS_JSON, Course
 from autograder.base.stages import stage
 from autograder.batch import lateness, resume
 from autograder.results import note_codes
+from autograder.results.compose import compose
 from autograder.results.result import STATUS_ERROR, PartResult, SubmissionResult
 from autograder.results.root_settings import due_text
 from autograder.views.student_files import write_student, write_version
@@ -24,6 +27,8 @@ from autograder.views.student_files import write_student, write_version
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
     from autograder.batch.versions import Version
+    from autograder.results.decisions import Decisions
+    from autograder.results.late_policy import LatePolicy
 
 
 def internal_error_result(student: str, assignment: Assignment, detail: str) -> SubmissionResult:
@@ -66,14 +71,35 @@ def mark_submission_time(result: SubmissionResult, folder: Path, due: datetime |
         result.note(decided.note, note_codes.TIME_UNCONFIRMED, review=True)
 
 
+_RECORD_INPUTS: tuple[Decisions, LatePolicy] | None = None
+
+
+@contextmanager
+def composing(decisions: Decisions, policy: LatePolicy) -> Iterator[None]:
+    """While a batch grades: each result is saved as the grade of record (the root's
+    decisions and late policy composed in, ``autograder.results.compose``), so a student's
+    files are written once a run, by whichever process graded them (the grading processes
+    are forked inside the block, and inherit it)."""
+    global _RECORD_INPUTS
+    _RECORD_INPUTS = (decisions, policy)
+    try:
+        yield
+    finally:
+        _RECORD_INPUTS = None
+
+
 def save_result(course: Course, assignment: Assignment, result: SubmissionResult, *,
                 due: datetime | None, notebook: Path | None = None) -> SubmissionResult:
-    """Judge ``result``'s time (before anything is saved), then write its ``results.json``,
-    ``feedback.html`` and graded notebook (``notebook``: the one graded, found in the
-    submission folder when not given); returns ``result``."""
+    """Judge ``result``'s time (before anything is saved), compose the grade of record (inside
+    ``composing``), then write its ``results.json``, ``feedback.html`` and graded notebook
+    (``notebook``: the one graded, found in the submission folder when not given); returns
+    what was written."""
     folder = course.submitted(result.student)
     with stage("write: lateness (receipt, timestamp)"):
         mark_submission_time(result, folder, due)
+    if _RECORD_INPUTS is not None:
+        decisions, policy = _RECORD_INPUTS
+        result = compose(result, decisions, policy, due)
     write_student(course, assignment, result, notebook=notebook)
     resume.keep(course, result.student, course.autograded(result.student) / RESULTS_JSON)
     return result

@@ -25,14 +25,24 @@ def compose(machine: SubmissionResult, decisions: decided.Decisions,
             policy: LatePolicy | None = None, due: datetime | None = None) -> SubmissionResult:
     """The record of ``machine``'s student (a new object; ``machine`` is left as it was):
     its decisions applied, then the late policy (``None``: the penalty ``machine`` holds
-    stands) against ``due``, this student's due date. A grader error is its own row: as is."""
-    if machine.status == STATUS_ERROR:
+    stands) against ``due``, this student's due date. A grader error is its own row, and a
+    result nobody decided about with no policy to apply is its own record: both as they are."""
+    if machine.status == STATUS_ERROR or not _touched(machine, decisions, policy):
         return machine
     record = _copy(machine)
     decided.apply(record, decisions)
     if policy is not None:
         late_policy.apply(record, policy, due, submitted_time(record))
     return record
+
+
+def _touched(result: SubmissionResult, decisions: decided.Decisions,
+             policy: LatePolicy | None) -> bool:
+    """Whether composing changes anything: a decision about the student (or one applied to
+    the result before), or a late policy (or a penalty applied before)."""
+    return bool(decisions.for_student(result.student)) or any(
+        part.decided or part.auto_review is not None for part in result.parts) or (
+        policy is not None and bool(policy.active or result.late_penalty or result.late_policy))
 
 
 def _copy(result: SubmissionResult) -> SubmissionResult:

@@ -18,7 +18,7 @@ from autograder.base.course import RESULTS_JSON, Course
 from autograder.results import decisions as decided
 from autograder.results.compose import compose
 from autograder.results.late_policy import LatePolicy
-from autograder.results.result import STATUS_ERROR, SubmissionResult, load, saved_results
+from autograder.results.result import SubmissionResult, load, saved_results
 from autograder.views import gradebook as book
 from autograder.views.gradebook import manual_scores
 from autograder.views.student_files import write_gradebook, write_grades_csv, write_student
@@ -108,14 +108,8 @@ def with_decisions(course: Course, results: list[SubmissionResult],
     policy = policy or LatePolicy()
     final = []
     for result in results:
-        touched = decisions.for_student(result.student) or any(
-            part.decided or part.auto_review is not None for part in result.parts)
-        penalised = policy.active or result.late_penalty or result.late_policy
-        if result.status == STATUS_ERROR or not (touched or penalised):
-            final.append(result)  # nothing decided, no policy: as it was saved
-            continue
         record = compose(result, decisions, policy, due_for(result.student))
-        if record.to_gradescope() != result.to_gradescope():
+        if record is not result and record.to_gradescope() != result.to_gradescope():
             write_student(course, assignment, record, graded_notebook=False)
         final.append(record)
     return final

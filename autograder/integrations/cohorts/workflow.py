@@ -179,6 +179,18 @@ def release(cohort: Cohort) -> list[str]:
     in the cohort's root and release it to the exchange with the due date."""
     _make_root(cohort)  # a wrong path fails now, not after nbgrader ran
     _make_dir(cohort.exchange, "exchange")
+    # One change of the root (all or nothing): what nbgrader's commands write in it is kept
+    # first. The exchange is not the root's: releasing again replaces what it holds.
+    course = Course(cohort.root, cohort.assignment)
+    with hold(cohort.root):
+        journal.before_tree(cohort.root / "source")
+        journal.before_tree(course.release_dir.parent)
+        journal.before_database(course.gradebook_db())
+        journal.before_write(cohort.root / "nbgrader_config.py")
+        return _release(cohort)
+
+
+def _release(cohort: Cohort) -> list[str]:
     assignment = cohort.bundle()
     if graded_without_a_release(Course(cohort.root, cohort.assignment)):
         raise WorkflowError(
