@@ -64,6 +64,7 @@ class Change:
     kept: dict[str, int] = field(default_factory=dict)  # path -> pid that kept it (per process)
     abandoned: bool = False
     serial: int = 0
+    handles: dict[int, int] = field(default_factory=dict)  # pid -> its handle on the entries
 
     def relative(self, path: Path) -> str | None:
         """``path`` relative to the root, or None when it is outside it (or the journal)."""
@@ -127,10 +128,19 @@ def active(path: Path) -> Change | None:
 
 
 def _append(change: Change, line: str) -> None:
-    handle = os.open(change.folder / _ENTRIES, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
-    try:
-        os.write(handle, (line + "\n").encode("utf-8"))
-    finally:
+    """One line of the entries file, written whole (``O_APPEND``: the grading processes forked
+    inside the change append to it too), through a handle opened once per process."""
+    with _guard:
+        handle = change.handles.get(os.getpid())
+        if handle is None:
+            handle = os.open(change.folder / _ENTRIES, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+            change.handles[os.getpid()] = handle
+    os.write(handle, (line + "\n").encode("utf-8"))
+
+
+def _close(change: Change) -> None:
+    handle = change.handles.pop(os.getpid(), None)
+    if handle is not None:
         os.close(handle)
 
 
@@ -253,6 +263,7 @@ def commit(change: Change) -> None:
     done = change.root / f"{_DONE}-{os.getpid()}"
     with _guard:
         _changes.pop(change.root, None)
+        _close(change)
     os.rename(change.folder, done)  # the commit: from here on, nothing is rolled back
     shutil.rmtree(done, ignore_errors=True)
 
@@ -280,6 +291,7 @@ def rollback(change: Change) -> None:
     """Put every path ``change`` kept back as it was, then end it."""
     with _guard:
         _changes.pop(change.root, None)
+        _close(change)
     with _undisturbed():
         _undo(change.root, change.folder)
 
