@@ -29,13 +29,12 @@ from autograder.batch import receipts, versions
 from autograder.batch.options import BatchOptions
 from autograder.batch.root_lock import hold
 from autograder.grading.submission import content_hash
-from autograder.integrations.cohorts import announce
+from autograder.integrations.cohorts import announce, record
 from autograder.integrations.cohorts import archives as lms_archives
 from autograder.integrations.cohorts import inbound as inbound_folders
 from autograder.integrations.cohorts.config import Cohort
 from autograder.publish.export import ExportError, ExportFiles, export_root
 from autograder.publish.views import publish
-from autograder.results.root_settings import RootSettingsError, remember
 from autograder.spec import SPEC_FILE
 from autograder.views import formgrader
 from autograder.views.gradebook import _quiet_sqlalchemy, create_if_new
@@ -489,13 +488,11 @@ def remember_settings(cohort: Cohort) -> list[str]:
     a plain ``autograde`` there (the TA's command, ``--student``) judges lateness as
     ``cohort grade`` does, and where its bundle lives when it is not the package's, so
     ``autograde``, ``review`` or ``export --root`` there find it; one line per change.
-    ``WorkflowError`` for a damaged file."""
+    ``WorkflowError`` for a damaged file. The root is marked as the cohort's: its cohorts.toml
+    is its settings of record (``autograder.integrations.cohorts.record``)."""
     try:
-        lines = remember(cohort.root, cohort.assignment, cohort=cohort.name, due=cohort.due,
-                         set_due=True, set_cohort=True, late_policy=cohort.late_policy,
-                         extensions=dict(cohort.extensions), replace_extensions=True,
-                         version_rule=cohort.version_rule)[1]
-    except RootSettingsError as error:
+        lines = record.remember(cohort)[1]  # as `autograde` there does (its settings of record)
+    except record.RecordError as error:
         raise WorkflowError(str(error)) from None
     where = remembered.remember(cohort.root, cohort.bundle())
     return lines + ([where] if where else [])
