@@ -375,6 +375,9 @@ def settings_to_grade(args: argparse.Namespace, course: Course) -> tuple[RootSet
         try:
             cohort = record.cohort_of(course.root, course.assignment)
             if cohort is not None:
+                problem = record.extension_ids_problem(cohort, course.students())
+                if problem:  # as `cohort grade` refuses it
+                    raise UsageError(problem)
                 return record.remember(cohort, given, args.course_name)
         except record.RecordError as error:
             raise UsageError(str(error)) from None

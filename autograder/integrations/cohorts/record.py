@@ -12,10 +12,12 @@ accepted: it changes nothing). course.json keeps a copy, which every command rea
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from autograder.base.course import SUBMITTED
 from autograder.integrations.cohorts.config import Cohort, CohortConfigError, get_cohort
 from autograder.results import root_settings
 from autograder.results.late_policy import LatePolicy
@@ -58,6 +60,23 @@ def cohort_of(root: Path, assignment: str) -> Cohort | None:
         raise RecordError(f"cohort {cohort.name} of {config} (the settings of record of {root}) "
                           f"has its root at {cohort.root} now: {fix}")
     return cohort
+
+
+def extension_ids_problem(cohort: Cohort, students: list[str]) -> str | None:
+    """One line (naming the close ids) for an extension in cohorts.toml given to a student
+    with no collected submission among ``students``, else None: a mistyped id would be
+    remembered and leave the real student penalised, whichever command grades the root
+    (``autograde --extension`` refuses the same)."""
+    for student in sorted(cohort.extensions):
+        if student in students:
+            continue
+        close = difflib.get_close_matches(student, students, n=3, cutoff=0.6)
+        hint = f"did you mean {' or '.join(close)}?" if close else "check the id"
+        return (f"the extension of {student} in [cohorts.{cohort.name}.extensions] of "
+                f"{cohort.config or 'cohorts.toml'} is for no collected submission "
+                f"({cohort.root / SUBMITTED} has none from {student}: {hint}); correct the id, "
+                "or add the line once they have submitted (nothing was graded or changed)")
+    return None
 
 
 def refusal(cohort: Cohort, given: Given) -> str | None:

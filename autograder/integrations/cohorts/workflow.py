@@ -8,7 +8,6 @@ exchange, so plain ``nbgrader`` commands run there work as well.
 
 from __future__ import annotations
 
-import difflib
 import json
 import shutil
 import subprocess
@@ -500,19 +499,10 @@ def remember_settings(cohort: Cohort) -> list[str]:
 
 def check_extension_ids(cohort: Cohort, course: Course) -> None:
     """``WorkflowError`` (one line, naming the close ids) for an extension in cohorts.toml
-    given to a student with no collected submission: a mistyped id would be remembered and
-    leave the real student penalised (``autograde --extension`` refuses the same)."""
-    students = course.students()
-    for student in sorted(cohort.extensions):
-        if student in students:
-            continue
-        close = difflib.get_close_matches(student, students, n=3, cutoff=0.6)
-        hint = f"did you mean {' or '.join(close)}?" if close else "check the id"
-        raise WorkflowError(
-            f"the extension of {student} in [cohorts.{cohort.name}.extensions] of cohorts.toml "
-            f"is for no collected submission ({cohort.root / SUBMITTED} has none from "
-            f"{student}: {hint}); correct the id, or add the line once they have submitted "
-            "(nothing was graded or changed)")
+    given to a student with no collected submission (``record.extension_ids_problem``)."""
+    problem = record.extension_ids_problem(cohort, course.students())
+    if problem:
+        raise WorkflowError(problem)
 
 
 def grade(cohort: Cohort, options: BatchOptions | None = None,

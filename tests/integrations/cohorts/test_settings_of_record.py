@@ -98,6 +98,16 @@ def test_a_plain_root_keeps_course_json_as_its_record(tmp_path):
     assert root_settings.load(root, VECTORS.name).version_rule == "last_on_time"
 
 
+def test_a_mistyped_id_in_cohorts_toml_is_refused_by_autograde_as_by_cohort_grade(cohort_root):
+    config = cohort_root.parent.parent / "cohorts.toml"
+    config.write_text(config.read_text().replace(f's1 = "{EXTENDED}"', f's11 = "{EXTENDED}"'))
+    before = (cohort_root / "course.json").read_text()
+    line = one_line_error(autograde(cohort_root))
+    assert f"the extension of s11 in [cohorts.term.extensions] of {config}" in line
+    assert "did you mean s1?" in line and "nothing was graded or changed" in line
+    assert (cohort_root / "course.json").read_text() == before
+
+
 def test_a_missing_cohorts_toml_of_record_is_one_line(cohort_root):
     config = cohort_root.parent.parent / "cohorts.toml"
     config.unlink()
