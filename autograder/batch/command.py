@@ -59,7 +59,13 @@ from autograder.batch.cluster.choice import SLURM, ClusterError, parse_cluster
 from autograder.batch.options import BatchOptions, launch_sandbox
 from autograder.batch.root_lock import RootBusy, hold
 from autograder.batch.workdir import current_folder_problem
-from autograder.results.root_settings import RootSettingsError, course_name_problem, remember
+from autograder.results.root_settings import (
+    RootSettings,
+    RootSettingsError,
+    course_name_problem,
+    remember,
+    settings_of_record,
+)
 from autograder.sandbox.limits import BASE_MEMORY_MB, PRELOAD_MEMORY_MB, Limits
 from autograder.sandbox.zygote import discard
 from autograder.spec import SpecError
@@ -355,6 +361,34 @@ def check_extensions(course: Course, extensions: dict[str, datetime | None]) -> 
                          "they have submitted")
 
 
+def settings_to_grade(args: argparse.Namespace, course: Course) -> tuple[RootSettings, list[str]]:
+    """The root's settings with what ``args`` gives, and a line per change to course.json.
+    A cohort's root grades with its cohorts.toml's (its settings of record, as `cohort grade`
+    does): an option that disagrees is refused (``UsageError``, one line naming both values
+    and the file to edit). A plain root's record is course.json: the options change it."""
+    if settings_of_record(course.root, course.assignment) is not None:
+        # integrations.cohorts (cohorts.toml's reader): only for a cohort's root
+        from autograder.integrations.cohorts import record
+
+        given = record.Given(due=args.due, no_due=args.no_due, late_policy=args.late_policy,
+                             extensions=dict(args.extension), version_rule=args.version_rule,
+                             cohort=args.cohort)
+        try:
+            cohort = record.cohort_of(course.root, course.assignment)
+            if cohort is not None:
+                problem = record.extension_ids_problem(cohort, course.students())
+                if problem:  # as `cohort grade` refuses it
+                    raise UsageError(problem)
+                return record.remember(cohort, given, args.course_name)
+        except record.RecordError as error:
+            raise UsageError(str(error)) from None
+    return remember(
+        course.root, course.assignment, cohort=args.cohort, due=args.due,
+        set_due=args.due is not None or args.no_due, set_cohort=args.cohort is not None,
+        late_policy=args.late_policy, extensions=dict(args.extension),
+        version_rule=args.version_rule, course=args.course_name)
+
+
 def _require_root(root: Path) -> None:
     """``UsageError`` unless ``root`` is a folder."""
     if not root.exists():
@@ -503,11 +537,7 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
         assignment.evidence  # noqa: B018  (its plugin checked now, a bad one in one line)
         students = students_to_grade(course, assignment, args.student)
         check_extensions(course, dict(args.extension))
-        settings, changes = remember(
-            course.root, course.assignment, cohort=args.cohort, due=args.due,
-            set_due=args.due is not None or args.no_due, set_cohort=args.cohort is not None,
-            late_policy=args.late_policy, extensions=dict(args.extension),
-            version_rule=args.version_rule, course=args.course_name)
+        settings, changes = settings_to_grade(args, course)
         for line in [*changes, remembered.remember(course.root, assignment)]:
             if line:
                 print(line, flush=True)

@@ -7,8 +7,10 @@ A due date given on one command line only would be lost at the next run in the s
 when not given. ``--due`` given explicitly replaces the stored date and says so;
 ``--no-due`` clears it. It also keeps where an assignment's bundle lives when it is not
 the package's (``bundle``: the folder a command was given with ``--assignments``), so later
-commands in the root find it without being told again. The file is small JSON a TA may
-read or edit::
+commands in the root find it without being told again. A cohort's root is marked with its
+cohorts.toml (``settings_of_record``): that file, not course.json, is where its settings are
+decided, and course.json keeps a copy (``autograder.integrations.cohorts.record``). The file
+is small JSON a TA may read or edit::
 
     {"hw3": {"cohort": "demo-2026", "due": "2026-12-14 23:59:00 UTC",
              "bundle": "/home/ta/course/bundles/hw3"}}
@@ -31,7 +33,11 @@ COURSE_JSON = "course.json"
 LMS = "lms"
 # Where the assignment's bundle lives (``remember_bundle``), when it is not the package's.
 BUNDLE = "bundle"
-KEPT_BY_OTHERS = (LMS, BUNDLE)
+# A cohort root's settings of record: the cohorts.toml whose cohort it is (``remember_record``,
+# by `cohort release` and `cohort grade`). Its due date, late policy, extensions and version
+# rule are the root's; course.json keeps a copy, which every command reads.
+RECORD = "settings_of_record"
+KEPT_BY_OTHERS = (LMS, BUNDLE, RECORD)
 
 
 class RootSettingsError(ValueError):
@@ -256,6 +262,33 @@ def remember_lms(root: Path, assignment: str, settings: dict) -> None:
         return
     data[assignment] = {**entry, LMS: settings}
     write_atomically(path(root), json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def settings_of_record(root: Path, assignment: str) -> Path | None:
+    """The cohorts.toml whose settings are ``root``'s record for ``assignment`` (a cohort
+    root), or None (a plain root: course.json is the record); ``RootSettingsError`` for a
+    course.json that cannot be read."""
+    entry = _read_all(root).get(assignment)
+    found = entry.get(RECORD) if isinstance(entry, dict) else None
+    if found is not None and (not isinstance(found, str) or not found.strip()):
+        raise RootSettingsError(f"{path(root)}: {assignment!r}'s {RECORD} {found!r} is not a "
+                                "file's path: fix or remove it, then run `cohort grade` again")
+    return Path(found) if found else None
+
+
+def remember_record(root: Path, assignment: str, config: Path) -> bool:
+    """Keep ``config`` (absolute) as the cohorts.toml of record for ``assignment`` in
+    ``root``; returns whether course.json changed."""
+    # results.result (7-15 ms): not before the zygote starts
+    from autograder.results.result import write_atomically
+
+    data = _read_all(root)
+    entry = data.get(assignment) if isinstance(data.get(assignment), dict) else {}
+    if entry.get(RECORD) == str(config):
+        return False
+    data[assignment] = {**entry, RECORD: str(config)}
+    write_atomically(path(root), json.dumps(data, indent=2, sort_keys=True) + "\n")
+    return True
 
 
 def remembered_bundle(root: Path, assignment: str) -> Path | None:

@@ -20,8 +20,11 @@ class VersionRuleError(ValueError):
 
 
 def parse(text: str) -> str:
-    """``text`` as a rule (case and ``-`` for ``_`` forgiven), else ``VersionRuleError``."""
-    rule = str(text).strip().lower().replace("-", "_")
-    if rule not in RULES:
-        raise VersionRuleError(f"version rule {text!r} is not one of {', '.join(RULES)}")
-    return rule
+    """``text`` as a rule, written exactly as one of ``RULES`` (the docs, course.json and
+    cohorts.toml spell them so), else ``VersionRuleError``: one line naming the three, and
+    the one meant when only its case or ``-`` for ``_`` differ."""
+    if text in RULES:
+        return text
+    meant = str(text).strip().lower().replace("-", "_")
+    hint = f" (did you mean {meant}?)" if meant in RULES else ""
+    raise VersionRuleError(f"version rule {text!r} is not one of {', '.join(RULES)}{hint}")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from autograder.base.safe_text import csv_cell, safe_text
 from autograder.results.result import LATE_UNKNOWN, SubmissionResult, write_atomically
+from autograder.results.version_rules import NEWEST
 from autograder.untrusted.isolation import FULL_ISOLATION
 
 if TYPE_CHECKING:
@@ -70,8 +71,12 @@ def row(result: SubmissionResult) -> dict[str, object]:
 
 
 def counted_version(result: SubmissionResult) -> str:
-    """The submission time of the version that counts ("" when no choice was recorded)."""
+    """The submission time of the version a rule chose ("" when none did: no choice recorded,
+    or the rule is ``newest``, under which the submission counts as nbgrader's does, however
+    many versions were kept or whichever rule chose before)."""
     version = result.version or {}
+    if version.get("rule", NEWEST) == NEWEST:
+        return ""
     counted = next((v for v in version.get("versions") or []
                     if v.get("hash") == version.get("counted")), None)
     return str(counted.get("submitted_at", "")) if counted else ""

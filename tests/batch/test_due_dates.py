@@ -37,13 +37,45 @@ def test_a_due_date_with_its_zone_is_read(text, expected):
     ("2026-12-14 23:59", "has no time zone"),
     ("2026-12-14 23:59 Mars/Olympus", "unknown time zone 'Mars/Olympus'"),
     ("2026-12-14 11:59 PM UTC", "24-hour time"),
-    ("next friday", "not a time"),
+    ("next friday", "no day read at its start"),
     ("2026-12-14T23:59+01:00 UTC", "names two zones"),
 ])
 def test_a_due_date_that_cannot_be_placed_says_what_to_type(text, says):
     with pytest.raises(DueDateError, match=r".*") as raised:
         parse_due(text)
     assert says in str(raised.value) and "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("text, says", [
+    ("2026-12-14 23:59 EST", "the time zone 'EST' is not read (abbreviations are not read: "
+     "several zones share them): write UTC, an offset (+01:00) or a place's zone "
+     "(Europe/Berlin, America/New_York), e.g. '2026-12-14 23:59 UTC'"),
+    ("2026-12-14 23:59 utc", "the time zone 'utc' is not read: write it UTC, e.g. "
+     "'2026-12-14 23:59 UTC'"),
+    ("2026-12-14 11:59 PM UTC", "11:59 PM is a 12-hour time, which is not read: write it as a "
+     "24-hour time, e.g. '2026-12-14 23:59 UTC'"),
+    ("2026-12-14 9:30 am Europe/Berlin", "9:30 am is a 12-hour time, which is not read: write "
+     "it as a 24-hour time, e.g. '2026-12-14 09:30 Europe/Berlin'"),
+    ("2026-12-14 12:10 AM EST", "12:10 AM is a 12-hour time and the time zone 'EST' is not "
+     "read"),
+    ("2026-13-14 23:59 UTC", "the day '2026-13-14' is not read"),
+    ("2026-12-14 noon UTC", "no 24-hour time of day read after the day ('noon' was not): "
+     "e.g. '2026-12-14 23:59 UTC'"),
+])
+def test_the_part_of_a_due_date_that_was_not_read_is_named(text, says):
+    """Issue 51: these were a bare "not a time" naming nothing."""
+    with pytest.raises(DueDateError) as raised:
+        parse_due(text)
+    assert str(raised.value).startswith(f"{text!r}: {says}") and "\n" not in str(raised.value)
+
+
+def test_autograde_names_the_zone_it_did_not_read(tmp_path):
+    root = tmp_path / "course"
+    (root / "submitted" / "s1" / ASSIGNMENT).mkdir(parents=True)
+    line = one_line_error(cli("autograde", ASSIGNMENT, "--root", str(root), "--due",
+                              "2026-12-14 23:59 EST"))
+    assert "the time zone 'EST' is not read" in line and "'2026-12-14 23:59 UTC'" in line
+    assert not (root / "course.json").exists()
 
 
 def test_autograde_refuses_a_bare_day_before_it_grades_or_remembers(tmp_path):

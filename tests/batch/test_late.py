@@ -133,7 +133,7 @@ def test_autograde_reads_a_due_date_with_its_zone(text, expected):
 
 @pytest.mark.parametrize("text, says", [
     ("2026-12-14 23:59", "has no time zone"),
-    ("next friday", "not a time"),
+    ("next friday", "no day read at its start"),
 ])
 def test_autograde_refuses_a_due_date_it_cannot_place_in_time(text, says):
     import argparse

@@ -6,6 +6,7 @@ penalty (10 - 1 = 9); student ``b`` was better on time (10) than late (9)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -52,8 +53,9 @@ def _counted(course: Course, student: str) -> tuple[float, str, str]:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> dict:
-    """One root through four runs: on time; late resubmissions under newest; last_on_time
-    (--force: the kept versions are graded again); best_after_penalty (nothing regraded)."""
+    """One root through five runs: on time; late resubmissions under newest; last_on_time
+    (--force: the kept versions are graded again); best_after_penalty (nothing regraded);
+    back to newest."""
     root = tmp_path_factory.mktemp("versions") / "course"
     _hand_in(root, "a", ON_TIME, WEAKER)
     _hand_in(root, "b", ON_TIME, REFERENCE)
@@ -75,6 +77,10 @@ def graded(tmp_path_factory) -> dict:
     out["best"] = {s: _counted(course, s) for s in "ab"}
     out["best_rows"] = _rows(course)
     out["best_page"] = (course.autograded("a") / "feedback.html").read_text(encoding="utf-8")
+    out["best_settings"] = json.loads((root / "course.json").read_text())
+    said["back"] = _autograde(root, "--version-rule", "newest")
+    out["back"] = {s: _counted(course, s) for s in "ab"}
+    out["back_rows"] = _rows(course)
     return out
 
 
@@ -125,8 +131,15 @@ def test_best_after_penalty_takes_the_higher_either_way(graded):
     assert "0 assessed in this run, 2 unchanged" in graded["said"]["best"]
 
 
-def test_the_rule_is_remembered_by_the_root(graded):
-    import json
+def test_back_to_newest_no_counted_version_is_left_in_grades_csv(graded):
+    """Issue 51: the column kept a version's time after going back to `newest`."""
+    assert graded["back"]["b"] == (9, graded["late"]["b"], "newest")
+    rows = graded["back_rows"]
+    assert (rows["b"]["total"], rows["b"]["late"]) == ("9", "yes")
+    assert rows["a"]["counted_version"] == rows["b"]["counted_version"] == ""
 
+
+def test_the_rule_is_remembered_by_the_root(graded):
+    assert graded["best_settings"][VECTORS.name]["version_rule"] == "best_after_penalty"
     settings = json.loads((graded["course"].root / "course.json").read_text())
-    assert settings[VECTORS.name]["version_rule"] == "best_after_penalty"
+    assert "version_rule" not in settings[VECTORS.name]  # newest, the default, is not written

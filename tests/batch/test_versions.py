@@ -19,6 +19,7 @@ from autograder.results.late_policy import LatePolicy
 from autograder.results.result import PartResult, SubmissionResult
 from autograder.results.version_note import sentence
 from autograder.views import grades_csv
+from tests.support.cli import parse_refusal
 from tests.support.h2 import SPEC
 
 DUE = datetime(2026, 12, 14, 23, 59, tzinfo=UTC)
@@ -108,7 +109,18 @@ def test_a_bad_rule_is_one_line_naming_the_three():
         version_rule.parse("best")
     assert str(refused.value) == ("version rule 'best' is not one of newest, last_on_time, "
                                   "best_after_penalty")
-    assert version_rule.parse("Last-On-Time") == version_rule.LAST_ON_TIME
+
+
+@pytest.mark.parametrize("text", ["last-on-time", "Last_On_Time", " newest"])
+def test_a_rule_spelled_otherwise_is_refused_naming_the_one_meant(text):
+    """Issue 51: "any other value is refused", the guide says; `last-on-time` was taken."""
+    with pytest.raises(version_rule.VersionRuleError) as refused:
+        version_rule.parse(text)
+    meant = text.strip().lower().replace("-", "_")
+    assert str(refused.value) == (f"version rule {text!r} is not one of newest, last_on_time, "
+                                  f"best_after_penalty (did you mean {meant}?)")
+    said = parse_refusal(["autograde", "--version-rule", text]).strip()
+    assert "\n" not in said and str(refused.value) in said
 
 
 def test_the_rule_is_remembered_and_a_bad_stored_one_refused(tmp_path):
@@ -158,6 +170,15 @@ def test_grades_csv_ends_with_the_counted_version_and_results_json_keeps_it(tmp_
     assert row["counted_version"] == "2026-12-14 22:59:00 UTC"
     assert grades_csv.header(SPEC)[-2:] == ["reason", "counted_version"]
     assert grades_csv.counted_version(_result(1, False, DUE, "c" * 64)) == ""
+
+
+def test_under_newest_grades_csv_names_no_counted_version():
+    """Issue 51: after going back to `newest` from another rule, the column kept the newest
+    version's time, as if a rule had chosen it."""
+    result = _versioned()
+    result.version = {**result.version, "rule": "newest", "counted": "b" * 16, "why": "newest"}
+    assert grades_csv.row(result)["counted_version"] == ""
+    assert "the course grades the newest submission" in sentence(result.version)
 
 
 def test_a_bad_version_rule_in_cohorts_toml_is_refused(tmp_path):

@@ -83,6 +83,8 @@ class Cohort:
     # Whose Unix user owns a student's folders in the exchange (``cohort collect`` refuses
     # others): ``[cohorts.<name>.unix_users]`` student id = Unix user name; unset: the id.
     unix_users: dict[str, str] = field(default_factory=dict)
+    # The cohorts.toml this cohort was read from (absolute): its root's settings of record.
+    config: Path | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.canvas is None:
@@ -255,6 +257,7 @@ def load_cohorts(path: Path = CONFIG, *, assignment: str | None = None,
             version_rule=_version_rule(name, merged.get("version_rule", "newest"), Path(path)),
             team_group=_team_group(name, merged.get("team_group"), Path(path)),
             unix_users=_unix_users(name, merged.get("unix_users", {}), Path(path)),
+            config=Path(path).resolve(),
         )
     return cohorts
 

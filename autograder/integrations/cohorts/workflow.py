@@ -8,7 +8,6 @@ exchange, so plain ``nbgrader`` commands run there work as well.
 
 from __future__ import annotations
 
-import difflib
 import json
 import shutil
 import subprocess
@@ -29,14 +28,13 @@ from autograder.batch import receipts, versions
 from autograder.batch.options import BatchOptions
 from autograder.batch.root_lock import hold
 from autograder.grading.submission import content_hash
-from autograder.integrations.cohorts import announce
+from autograder.integrations.cohorts import announce, record
 from autograder.integrations.cohorts import archives as lms_archives
 from autograder.integrations.cohorts import inbound as inbound_folders
 from autograder.integrations.cohorts.config import Cohort
 from autograder.publish.export import ExportError, ExportFiles, export_root
 from autograder.publish.views import publish
 from autograder.results import journal
-from autograder.results.root_settings import RootSettingsError, remember
 from autograder.spec import SPEC_FILE
 from autograder.views import formgrader
 from autograder.views.gradebook import _quiet_sqlalchemy, create_if_new
@@ -515,13 +513,11 @@ def remember_settings(cohort: Cohort) -> list[str]:
     a plain ``autograde`` there (the TA's command, ``--student``) judges lateness as
     ``cohort grade`` does, and where its bundle lives when it is not the package's, so
     ``autograde``, ``review`` or ``export --root`` there find it; one line per change.
-    ``WorkflowError`` for a damaged file."""
+    ``WorkflowError`` for a damaged file. The root is marked as the cohort's: its cohorts.toml
+    is its settings of record (``autograder.integrations.cohorts.record``)."""
     try:
-        lines = remember(cohort.root, cohort.assignment, cohort=cohort.name, due=cohort.due,
-                         set_due=True, set_cohort=True, late_policy=cohort.late_policy,
-                         extensions=dict(cohort.extensions), replace_extensions=True,
-                         version_rule=cohort.version_rule)[1]
-    except RootSettingsError as error:
+        lines = record.remember(cohort)[1]  # as `autograde` there does (its settings of record)
+    except record.RecordError as error:
         raise WorkflowError(str(error)) from None
     where = remembered.remember(cohort.root, cohort.bundle())
     return lines + ([where] if where else [])
@@ -529,19 +525,10 @@ def remember_settings(cohort: Cohort) -> list[str]:
 
 def check_extension_ids(cohort: Cohort, course: Course) -> None:
     """``WorkflowError`` (one line, naming the close ids) for an extension in cohorts.toml
-    given to a student with no collected submission: a mistyped id would be remembered and
-    leave the real student penalised (``autograde --extension`` refuses the same)."""
-    students = course.students()
-    for student in sorted(cohort.extensions):
-        if student in students:
-            continue
-        close = difflib.get_close_matches(student, students, n=3, cutoff=0.6)
-        hint = f"did you mean {' or '.join(close)}?" if close else "check the id"
-        raise WorkflowError(
-            f"the extension of {student} in [cohorts.{cohort.name}.extensions] of cohorts.toml "
-            f"is for no collected submission ({cohort.root / SUBMITTED} has none from "
-            f"{student}: {hint}); correct the id, or add the line once they have submitted "
-            "(nothing was graded or changed)")
+    given to a student with no collected submission (``record.extension_ids_problem``)."""
+    problem = record.extension_ids_problem(cohort, course.students())
+    if problem:
+        raise WorkflowError(problem)
 
 
 def grade(cohort: Cohort, options: BatchOptions | None = None,
