@@ -59,6 +59,7 @@ from autograder.batch.cluster.choice import SLURM, ClusterError, parse_cluster
 from autograder.batch.options import BatchOptions, launch_sandbox
 from autograder.batch.root_lock import RootBusy, hold
 from autograder.batch.workdir import current_folder_problem
+from autograder.results import journal
 from autograder.results.root_settings import (
     RootSettings,
     RootSettingsError,
@@ -550,6 +551,7 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
         stages.save("coordinator")
     except (UsageError, IsolationError, UidLeaseError, GradebookError, ClusterError,
             RootSettingsError, RootBusy, SpecError) as error:
+        journal.abandon(course.root)  # refused part-way: nothing of this run is kept
         print(f"error: {error}", file=sys.stderr)
         return 2
     finally:
