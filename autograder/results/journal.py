@@ -164,14 +164,16 @@ def _keep(path: Path, kind: str) -> None:
         first_missing = _first_missing(change.root, path)
         if first_missing is not None:  # made by this change, folders and all
             _append(change, json.dumps([_ABSENT, change.relative(first_missing)]))
-        elif kind == "database":
-            _backup(path, target)
+        elif kind == "database" and _backup(path, target):
             _append(change, json.dumps(["database", name, kept]))
         elif kind == "tree" and path.is_dir() and not path.is_symlink():
             shutil.copytree(path, target, symlinks=True, copy_function=os.link)
             _append(change, json.dumps(["tree", name, kept]))
-        else:
+        else:  # a file (or a database SQLite cannot read: kept as the file it is)
+            target.unlink(missing_ok=True)
             try:
+                if kind == "database":  # changed in place if anything opens it: a copy
+                    raise OSError(errno.EPERM, "copied")
                 os.link(path, target, follow_symlinks=False)
             except OSError as error:
                 if error.errno in (errno.ENOSPC, errno.EDQUOT):
@@ -197,12 +199,18 @@ def _first_missing(root: Path, path: Path) -> Path | None:
     return missing
 
 
-def _backup(database: Path, target: Path) -> None:
+def _backup(database: Path, target: Path) -> bool:
     """A consistent copy of an SQLite database (its own backup: other connections may be
-    open), into ``target``."""
-    with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30)) as source, \
-            closing(sqlite3.connect(target)) as copy:
-        source.backup(copy)
+    open), into ``target``; False when SQLite cannot read it (then it is kept as a file)."""
+    try:
+        with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30)) \
+                as source, closing(sqlite3.connect(target)) as copy:
+            source.backup(copy)
+    except sqlite3.OperationalError as error:  # locked (formgrader writing), unreadable
+        raise OSError(errno.EBUSY, f"SQLite cannot copy it: {error}", str(database)) from None
+    except sqlite3.DatabaseError:  # not a database: kept as the file it is
+        return False
+    return True
 
 
 def before_write(path: Path) -> None:

@@ -33,8 +33,9 @@ NOT_THE_GRADE = ("seconds", "graded_on", "grading_key")
 
 
 def _command(root: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "autograder", *args, "--root", str(root), "--assignments",
-            str(BUNDLES), "--assignment", VECTORS.name]
+    named = [VECTORS.name] if args[0] in ("autograde", "report") else ["--assignment", VECTORS.name]
+    return [sys.executable, "-m", "autograder", *args, *named, "--root", str(root),
+            "--assignments", str(BUNDLES)]
 
 
 def _run(root: Path, *args: str, env: dict[str, str] | None = None
@@ -66,7 +67,7 @@ def outputs(root: Path) -> dict[str, str]:
         if path.name == "results.json":
             data = json.dumps(_plain(json.loads(data)), sort_keys=True).encode()
         if path.name == "feedback.html":
-            day = json.loads(path.with_name("results.json").read_text())["graded_on"]
+            day = json.loads(path.with_name("results.json").read_text())["extra_data"]["graded_on"]
             data = data.replace(day.encode(), b"<day>")
         found[name] = hashlib.sha256(data).hexdigest()
     return found
@@ -108,3 +109,19 @@ def test_a_run_killed_after_any_write_is_rolled_back_and_the_next_completes_it(
     assert outputs(root) == expected
     status = _run(root, "status")
     assert "STALE" not in status.stdout and "UNFINISHED" not in status.stdout, status.stdout
+
+
+def test_a_run_refused_part_way_keeps_nothing_of_it(changed, tmp_path):
+    """A gradebook nbgrader cannot open (here: not a database) stops the run after the
+    grading processes wrote their students' files: they are rolled back with the rest."""
+    graded, _ = changed
+    root = tmp_path / "course"
+    shutil.copytree(graded, root, symlinks=True)
+    (root / "gradebook.db").write_bytes(b"not a database")
+    before = outputs(root)
+    refused = _run(root, "autograde")
+    assert refused.returncode == 2, refused.stderr[-2000:]
+    errors = [line for line in refused.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "Traceback" not in refused.stderr, refused.stderr
+    assert outputs(root) == before
+    assert journal.pending(root) is None
