@@ -96,6 +96,7 @@ def export_root(course: Course, assignment: Assignment, canvas: CanvasSettings,
     from autograder.report.summary import write_summary
     from autograder.views.nbgrader_feedback import write_feedback
 
+    require_gradebook(course)
     read_in_formgrader(course, assignment)  # a score entered there since: in every file below
     target = course.root / NBGRADER_EXPORT
     nbgrader_export(course, target)
@@ -110,6 +111,17 @@ def export_root(course: Course, assignment: Assignment, canvas: CanvasSettings,
                          if r.needs_review and r.student in exported),
         feedback=write_feedback(course, assignment),
         warnings=checks.warnings(lms.grades, canvas, moodle, assignment.total_points, roster))
+
+
+def require_gradebook(course: Course) -> None:
+    """``ExportError`` when graded scores exist but gradebook.db does not (deleted, or a
+    copy of the root without it): nbgrader's export would list no student, and formgrader
+    none; autograde writes it again from the record."""
+    if course.gradebook_db().exists() or not any(r.has_total for r in saved_results(course)):
+        return
+    raise ExportError(f"{course.gradebook_db()} is missing (nbgrader export and formgrader "
+                      f"read it): run `python -m autograder autograde --root {course.root}`, "
+                      "which writes every graded score into a new one, then export again")
 
 
 def nbgrader_export(course: Course, target: Path) -> None:

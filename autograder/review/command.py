@@ -115,8 +115,7 @@ def _read_in(course: Course, assignment: Assignment) -> Decisions:
         saved = load(result_path(course, entry.student))
         if saved is not None:
             final = rewrite_student(course, saved, decisions, assignment=assignment)
-            print(f"{shown_id(entry.student)}: {final.score:g}/{final.max_score:g} in results.json, "
-                  "feedback.html, grades.csv and the gradebook")
+            print(written_line(final))
             changed.append(entry.student)
     if changed:
         _publish(course, assignment, sorted(set(changed)))
@@ -193,11 +192,32 @@ def _decide(course: Course, decisions: Decisions, args: argparse.Namespace,
         _clear_manual_score(course, result, args.part, assignment)
         print(f"{shown_id(args.student)} {args.part}: decision cleared; the machine's score stands")
     decisions.save()
+    args.recorded = True  # said_when_interrupted: saved, maybe not yet in every output
     final = rewrite_student(course, result, decisions, assignment=assignment)
-    print(f"{shown_id(args.student)}: {final.score:g}/{final.max_score:g} in results.json, feedback.html, "
-          "grades.csv and the gradebook")
+    print(written_line(final))
     _publish(course, assignment, [args.student])
     return 0
+
+
+def said_when_interrupted(args: argparse.Namespace) -> str:
+    """Ctrl-C: what was recorded (nothing was graded)."""
+    if args.action not in ("set", "clear"):
+        return f"interrupted: `review {args.action}` stopped before it finished; run it again"
+    if not getattr(args, "recorded", False):
+        return ("interrupted: nothing was recorded (decisions.json unchanged); run the same "
+                "command again")
+    return ("interrupted: the decision is recorded (decisions.json), maybe not yet in every "
+            "output; run the same command again to write it everywhere")
+
+
+def written_line(result: SubmissionResult) -> str:
+    """Where a decision went: the total everywhere, or, for a result with no total (an
+    ungradable notebook: ``has_total``), that it has none and where its parts' points are."""
+    if result.has_total:
+        return (f"{shown_id(result.student)}: {result.score:g}/{result.max_score:g} in "
+                "results.json, feedback.html, grades.csv and the gradebook")
+    return (f"{shown_id(result.student)}: {result.status}, no total (its parts' points in "
+            "results.json, feedback.html and grades.csv; the gradebook has no score for it)")
 
 
 def _publish(course: Course, assignment: Assignment, students: list[str]) -> None:
