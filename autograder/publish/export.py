@@ -210,6 +210,24 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print("\n".join([f"grades: {files.grades}", f"nbgrader export: {files.nbgrader}",
                      *lms_lines(canvas, moodle, files), f"summary: {files.summary}",
-                     f"{len(files.feedback)} feedback pages in {root / FEEDBACK}: release them "
-                     f"with `nbgrader release_feedback {assignment.name}` in {root}"]))
+                     feedback_line(root, assignment, len(files.feedback))]))
     return 0
+
+
+def feedback_line(root: Path, assignment: Assignment, count: int) -> str:
+    """Where the feedback pages are and how they reach the students: ``nbgrader
+    release_feedback`` where the root names an nbgrader course and exchange (a cohort's, by
+    `cohort release`); else it cannot send them (no course id, no exchange), so the line
+    says what does."""
+    where = f"{count} feedback pages in {root / FEEDBACK}"
+    try:
+        config = (root / "nbgrader_config.py").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        config = ""
+    if "CourseDirectory.course_id" in config and "Exchange.root" in config:
+        return (f"{where}: release them with `nbgrader release_feedback {assignment.name}` "
+                f"in {root}")
+    return (f"{where} (<student>/{assignment.name}/{Path(assignment.notebook).stem}.html): give each "
+            "student theirs (an upload to the LMS, or a copy into their folder); `nbgrader "
+            "release_feedback` cannot send them from here, as this root names no nbgrader "
+            "course or exchange (a cohort of cohorts.toml does, after `cohort release`)")

@@ -155,3 +155,20 @@ def test_a_resubmission_not_graded_yet_is_named(root):
            "grade until autograde grades it)" in lines, lines
     (grades,) = [line for line in lines if line.startswith("  grades.csv")]
     assert not grades.endswith("  current")
+
+
+def test_export_on_a_plain_root_says_how_feedback_reaches_students_not_release_feedback(root):
+    """A root graded with `autograde --root` names no nbgrader course or exchange, so
+    `nbgrader release_feedback` cannot work there (issue 51, item 8)."""
+    from autograder.results.decisions import Decisions
+    from autograder.results.result import saved_results
+    from autograder.views import gradebook
+
+    course = Course(root, SPEC.name)
+    gradebook.record(course, saved_results(course), decisions=Decisions.load(root),
+                     assignment=SPEC)
+    done = subprocess.run([sys.executable, "-m", "autograder", "export", "--root", str(root)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    (line,) = [line for line in done.stdout.splitlines() if "feedback pages in" in line]
+    assert "release them with" not in line and "cannot send them from here" in line, line
