@@ -96,7 +96,7 @@ def export_root(course: Course, assignment: Assignment, canvas: CanvasSettings,
     from autograder.report.summary import write_summary
     from autograder.views.nbgrader_feedback import write_feedback
 
-    require_gradebook(course)
+    restored = restore_gradebook(course, assignment)
     read_in_formgrader(course, assignment)  # a score entered there since: in every file below
     target = course.root / NBGRADER_EXPORT
     nbgrader_export(course, target)
@@ -110,18 +110,27 @@ def export_root(course: Course, assignment: Assignment, canvas: CanvasSettings,
         to_review=sorted(r.student for r in saved_results(course)
                          if r.needs_review and r.student in exported),
         feedback=write_feedback(course, assignment),
-        warnings=checks.warnings(lms.grades, canvas, moodle, assignment.total_points, roster))
+        warnings=[*([restored] if restored else []),
+                  *checks.warnings(lms.grades, canvas, moodle, assignment.total_points, roster)])
 
 
-def require_gradebook(course: Course) -> None:
-    """``ExportError`` when graded scores exist but gradebook.db does not (deleted, or a
-    copy of the root without it): nbgrader's export would list no student, and formgrader
-    none; autograde writes it again from the record."""
-    if course.gradebook_db().exists() or not any(r.has_total for r in saved_results(course)):
-        return
-    raise ExportError(f"{course.gradebook_db()} is missing (nbgrader export and formgrader "
-                      f"read it): run `python -m autograder autograde --root {course.root}`, "
-                      "which writes every graded score into a new one, then export again")
+def restore_gradebook(course: Course, assignment: Assignment) -> str:
+    """When graded scores exist but gradebook.db does not (deleted, or a copy of the root
+    without it), write it again from the record, as autograde would (else nbgrader's export
+    lists no student, and formgrader none); the line that says so ("" when nothing was
+    missing)."""
+    # results.decisions (hashlib, 5 ms), views.gradebook (nbgrader): not at a command's start
+    from autograder.results.decisions import Decisions
+    from autograder.results.result import STATUS_ERROR
+    from autograder.views import gradebook
+
+    results = [r for r in saved_results(course) if r.status != STATUS_ERROR]
+    if course.gradebook_db().exists() or not any(r.has_total for r in results):
+        return ""
+    gradebook.record(course, results, decisions=Decisions.load(course.root),
+                     assignment=assignment)
+    return (f"{course.gradebook_db()} was missing: written again from results.json "
+            f"({sum(r.has_total for r in results)} graded scores) before nbgrader's export")
 
 
 def nbgrader_export(course: Course, target: Path) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
@@ -132,14 +133,19 @@ def test_an_unreadable_record_is_named_and_a_newer_one_refused(root):
     assert str(broken) in line and "newer grader" in line
 
 
-def test_a_deleted_gradebook_is_named_missing_and_export_refuses(root):
+def test_a_deleted_gradebook_is_named_missing_and_export_writes_it_again(root):
     assert not (root / "gradebook.db").exists()
     (line,) = [line for line in _status(root).stdout.splitlines() if "gradebook.db" in line]
     assert "MISSING" in line and "autograde" in line
     done = subprocess.run([sys.executable, "-m", "autograder", "export", "--root", str(root)],
                           capture_output=True, text=True, timeout=120, check=False)
-    assert "gradebook.db is missing" in one_line_error(done)
-    assert not (root / "nbgrader-export.csv").exists()
+    assert done.returncode == 0, done.stderr
+    assert "gradebook.db was missing: written again from results.json (2 graded scores)" \
+        in done.stdout
+    with (root / "nbgrader-export.csv").open(newline="", encoding="utf-8") as handle:
+        assert sorted(row["student_id"] for row in csv.DictReader(handle)) == ["s1", "s2"]
+    (line,) = [line for line in _status(root).stdout.splitlines() if "gradebook.db" in line]
+    assert line.endswith("  current"), line
 
 
 def test_a_resubmission_not_graded_yet_is_named(root):

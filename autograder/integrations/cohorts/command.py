@@ -124,7 +124,9 @@ def list_cohorts(config: Path, **chosen: object) -> list[str]:
             f"{cohort.name}: {cohort.assignment}, course {cohort.course_id}, due "
             f"{cohort.due_text()}, {state}",
             f"  root {cohort.root}",
-            f"  exchange {cohort.exchange} (the Exchange.root of its students' nbgrader_config.py)",
+            f"  exchange {cohort.exchange} (the Exchange.root of its students' nbgrader_config.py)"
+            if cohort.exchange is not None else
+            "  no exchange (LMS only: its submissions come in with `collect --zip`)",
         ]
     return lines
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from autograder import cli
 from autograder.base.course import RESULTS_JSON, Course
 from autograder.integrations.cohorts import workflow
+from autograder.integrations.cohorts.config import get_cohort
 from autograder.results.result import STATUS_GRADED, PartResult, SubmissionResult, save
 from autograder.spec import REPO
 from autograder.views import grades_csv
@@ -72,3 +73,26 @@ def test_ctrl_c_in_cohort_collect_does_not_say_graded_work_is_kept(tmp_path, mon
     assert cli.main(["cohort", "--config", str(config), "collect", "fall-a"]) == 130
     said = capsys.readouterr().err
     assert "graded is kept" not in said and "collect" in said, said
+
+
+def test_an_lms_only_cohort_is_released_without_an_exchange(tmp_path):
+    """``exchange = ""``: `cohort release` generates the release in the course root and
+    releases to no exchange; `collect` then needs the LMS download (issue 51, item 8)."""
+    from tests.integrations.cohorts.test_cohort_cli import cohort_cli
+    from tests.support.cli import one_line_error
+
+    config = vectors_config(tmp_path)
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace(f'exchange = "{tmp_path / "exchange"}"', 'exchange = ""'),
+                      encoding="utf-8")
+    assert get_cohort("fall-a", config).exchange is None
+    released = cohort_cli(config, "release", "fall-a")
+    assert released.returncode == 0, released.stdout + released.stderr
+    assert "no exchange" in released.stdout and "--zip" in released.stdout
+    root = tmp_path / "courses" / "fall-a"
+    assert (root / "release" / VECTORS.name / VECTORS.notebook).is_file()
+    assert "Exchange.root" not in (root / "nbgrader_config.py").read_text(encoding="utf-8")
+    assert not (tmp_path / "exchange").exists()
+    assert "no exchange (LMS only" in cohort_cli(config, "list").stdout
+    line = one_line_error(cohort_cli(config, "collect", "fall-a"))
+    assert "has no exchange" in line and "--zip FILE" in line
