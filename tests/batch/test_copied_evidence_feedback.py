@@ -45,4 +45,4 @@ def test_the_copiers_feedback_never_names_the_student_copied_from(tmp_path, opti
     assert repr(ORIGINAL) in rows[COPIER]["ta_notes"] and rows[COPIER]["needs_review"] == "yes"
     assert ORIGINAL not in rows[COPIER]["reason"]  # the student may be shown their reason
     # Nothing about copying on the original's row (graded without a due date: only that).
-    assert rows[ORIGINAL]["reason"] == NOT_JUDGED and rows[ORIGINAL]["needs_review"] == "no"
+    assert rows[ORIGINAL]["ta_notes"] == NOT_JUDGED and rows[ORIGINAL]["needs_review"] == "no"
