@@ -96,8 +96,11 @@ def add_graded_root_arguments(parser: argparse.ArgumentParser) -> None:
 
 def graded_course(args: argparse.Namespace) -> tuple[Course, Assignment]:
     """``args.root`` as a graded course root and the assignment ``args`` name there (else its
-    one); a root with nothing graded is one line saying what to run (a ``SpecError``)."""
+    one); a root that is no folder, or has nothing graded, is one line saying so and what to
+    do (a ``SpecError``)."""
     root = args.root.resolve()
+    if not root.is_dir():
+        raise SpecError(f"no such folder: {root} (pass --root <the course root>)")
     if not (root / AUTOGRADED).is_dir():
         raise SpecError(f"nothing graded in {root}: run `python -m autograder autograde` "
                         "there first, or pass --root <the course root>")

@@ -500,7 +500,9 @@ def _run(args: argparse.Namespace) -> int:
     exposure.warn_once(assignment)  # on a shared machine, its hidden files must be closed
     course = Course(args.root.resolve(), assignment.name)
     with ExitStack() as held:
-        if course.root.is_dir():  # else students_to_grade says what is wrong with it
+        # Only a course root with submissions: else students_to_grade says what is wrong,
+        # and a refused run leaves no lock file in a folder it never graded.
+        if course.root.is_dir() and course.students():
             try:  # first: a second run in this root refuses before it starts anything
                 held.enter_context(hold(course.root))
             except RootBusy as error:

@@ -52,7 +52,7 @@ from autograder.grading.runner import require_consistent_spec
 from autograder.grading.session import GradingSession, warm_up_checks
 from autograder.grading.submission import content_hash, load_submission
 from autograder.results.decisions import Decisions
-from autograder.results.result import STATUS_ERROR, SubmissionResult, load
+from autograder.results.result import STATUS_ERROR, SubmissionResult, UnreadableRecord, load, read
 from autograder.results.root_settings import due_text
 from autograder.sandbox.client import IsolationError
 from autograder.sandbox.uids import UidLease
@@ -158,7 +158,13 @@ def up_to_date(
     regrades, so the saved ``late`` (in results.json, feedback.html and grades.csv) is never
     stale, and a new cohort regrades, since the evidence inputs derive from it."""
     folder = course.submitted(student)
-    return _still_current(load(course.autograded(student) / RESULTS_JSON), assignment, due,
+    try:
+        saved = read(course.autograded(student) / RESULTS_JSON)
+    except UnreadableRecord as error:  # regraded, never silently (issue 51, item 12)
+        print(f"{shown_id(student)}'s results.json is unreadable ({error.why}): regraded",
+              flush=True)
+        saved = None
+    return _still_current(saved, assignment, due,
                           cohort, lambda: content_hash(folder),
                           lambda: lateness.decide(folder, due).key())
 
@@ -444,6 +450,8 @@ def _jobs(course: Course, assignment: Assignment, students: Sequence[str],
     for student in students:
         due, chosen = options.due_for(student), plans[student]
         if chosen.on_time is None or chosen.newest is None:
+            if options.force:  # regraded, but a newer grader's record refused (NewerRecord)
+                load(course.autograded(student) / RESULTS_JSON)
             saved = None if options.force else up_to_date(course, assignment, student, due,
                                                           options.cohort)
             if saved is None and not options.force:  # graded by a run that did not finish

@@ -96,6 +96,7 @@ def export_root(course: Course, assignment: Assignment, canvas: CanvasSettings,
     from autograder.report.summary import write_summary
     from autograder.views.nbgrader_feedback import write_feedback
 
+    restored = restore_gradebook(course, assignment)
     read_in_formgrader(course, assignment)  # a score entered there since: in every file below
     target = course.root / NBGRADER_EXPORT
     nbgrader_export(course, target)
@@ -109,7 +110,27 @@ def export_root(course: Course, assignment: Assignment, canvas: CanvasSettings,
         to_review=sorted(r.student for r in saved_results(course)
                          if r.needs_review and r.student in exported),
         feedback=write_feedback(course, assignment),
-        warnings=checks.warnings(lms.grades, canvas, moodle, assignment.total_points, roster))
+        warnings=[*([restored] if restored else []),
+                  *checks.warnings(lms.grades, canvas, moodle, assignment.total_points, roster)])
+
+
+def restore_gradebook(course: Course, assignment: Assignment) -> str:
+    """When graded scores exist but gradebook.db does not (deleted, or a copy of the root
+    without it), write it again from the record, as autograde would (else nbgrader's export
+    lists no student, and formgrader none); the line that says so ("" when nothing was
+    missing)."""
+    # results.decisions (hashlib, 5 ms), views.gradebook (nbgrader): not at a command's start
+    from autograder.results.decisions import Decisions
+    from autograder.results.result import STATUS_ERROR
+    from autograder.views import gradebook
+
+    results = [r for r in saved_results(course) if r.status != STATUS_ERROR]
+    if course.gradebook_db().exists() or not any(r.has_total for r in results):
+        return ""
+    gradebook.record(course, results, decisions=Decisions.load(course.root),
+                     assignment=assignment)
+    return (f"{course.gradebook_db()} was missing: written again from results.json "
+            f"({sum(r.has_total for r in results)} graded scores) before nbgrader's export")
 
 
 def nbgrader_export(course: Course, target: Path) -> None:
@@ -198,6 +219,24 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print("\n".join([f"grades: {files.grades}", f"nbgrader export: {files.nbgrader}",
                      *lms_lines(canvas, moodle, files), f"summary: {files.summary}",
-                     f"{len(files.feedback)} feedback pages in {root / FEEDBACK}: release them "
-                     f"with `nbgrader release_feedback {assignment.name}` in {root}"]))
+                     feedback_line(root, assignment, len(files.feedback))]))
     return 0
+
+
+def feedback_line(root: Path, assignment: Assignment, count: int) -> str:
+    """Where the feedback pages are and how they reach the students: ``nbgrader
+    release_feedback`` where the root names an nbgrader course and exchange (a cohort's, by
+    `cohort release`); else it cannot send them (no course id, no exchange), so the line
+    says what does."""
+    where = f"{count} feedback pages in {root / FEEDBACK}"
+    try:
+        config = (root / "nbgrader_config.py").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        config = ""
+    if "CourseDirectory.course_id" in config and "Exchange.root" in config:
+        return (f"{where}: release them with `nbgrader release_feedback {assignment.name}` "
+                f"in {root}")
+    return (f"{where} (<student>/{assignment.name}/{Path(assignment.notebook).stem}.html): give each "
+            "student theirs (an upload to the LMS, or a copy into their folder); `nbgrader "
+            "release_feedback` cannot send them from here, as this root names no nbgrader "
+            "course or exchange (a cohort of cohorts.toml does, after `cohort release`)")

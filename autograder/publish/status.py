@@ -27,7 +27,13 @@ from autograder.base import closed
 from autograder.base.course import FEEDBACK_HTML, RESULTS_JSON, Course
 from autograder.base.safe_text import shown_id
 from autograder.results import root_settings
-from autograder.results.result import STATUS_ERROR, STATUS_GRADED, SubmissionResult, saved_results
+from autograder.results.result import (
+    STATUS_ERROR,
+    STATUS_GRADED,
+    SubmissionResult,
+    saved_results,
+    unreadable,
+)
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
@@ -103,6 +109,10 @@ def outputs(course: Course, assignment: Assignment) -> list[Output]:
     regrade = f"python -m autograder autograde --root {course.root}"
     add("grades.csv", course.grades_csv(), regrade)
     book = _mtime(course.gradebook_db())
+    if book is None and any(result.has_total for result in saved_results(course)):
+        found.append(Output("gradebook.db", datetime.min.replace(tzinfo=UTC), False,
+                            f"MISSING: {regrade} (it writes every graded score into a new "
+                            "one; formgrader and nbgrader export read it)"))
     if book is not None:  # by content: a write that changes nothing leaves the file's time
         disagree = gradebook_disagrees(course)
         found.append(Output("gradebook.db", book, not disagree, "" if not disagree else
@@ -162,6 +172,11 @@ def status_lines(course: Course, assignment: Assignment) -> list[str]:
     results = {result.student: result for result in saved_results(course)}
     graded = [results[s] for s in students if s in results]
     waiting = [s for s in students if s not in results or results[s].status == STATUS_ERROR]
+    broken = {s: why for s in waiting if s not in results
+              and (why := unreadable(course.autograded(s) / RESULTS_JSON))}
+    waiting = [s for s in waiting if s not in broken]
+    resubmitted = [s for s in students if s in results and s not in waiting
+                   and _resubmitted(course, results[s])]
     lines = [f"course root {course.root}: {assignment.name}",
              f"bundle: {_bundle_place(assignment)}",
              f"settings: {root_settings.shown(settings)}",
@@ -176,12 +191,23 @@ def status_lines(course: Course, assignment: Assignment) -> list[str]:
         lines.append(f"  not graded yet: {', '.join(map(shown_id, waiting[:10]))}"
                      f"{', ...' if len(waiting) > 10 else ''} (run autograde: it grades what has "
                      "no result)")
+    if resubmitted:
+        lines.append(f"  not graded yet (resubmitted): {', '.join(map(shown_id, resubmitted[:10]))}"
+                     f"{', ...' if len(resubmitted) > 10 else ''} (every output shows the "
+                     "earlier submission's grade until autograde grades it)")
+    lines += [f"  unreadable results.json: {shown_id(s)} ({why}): autograde regrades it"
+              for s, why in broken.items()]
     review = [result for result in graded if result.needs_review]
     lines.append(f"to review: {len(review)}")
     lines += [line for result in review for line in _review_lines(result)]
     lines.append("outputs (oldest first):")
     for output in outputs(course, assignment):
+        if output.fix.startswith("MISSING"):
+            lines.append(f"  {output.name:<44} {output.fix}")
+            continue
         state = "current" if output.current else f"STALE: {output.fix}"
+        if output.current and (resubmitted or broken):  # current with the record, not the work
+            state = "current with results.json (not with the submissions above)"
         lines.append(f"  {output.name:<44} {_when(output.written)}  {state}")
     return lines
 
@@ -203,6 +229,19 @@ def _change_lines(root: Path) -> list[str]:
                 f"since {left.get('since', '?')}) did not finish; the next command that changes "
                 "the root rolls it back (nothing of it is kept): run it again"]
     return []
+
+
+def _resubmitted(course: Course, result: SubmissionResult) -> bool:
+    """Whether the student's submission changed since ``result`` was graded (its content
+    hash, as autograde compares it, is neither the graded one nor a kept version's)."""
+    # grading.submission (hashing; 2 ms): not at a command's start
+    from autograder.grading.submission import content_hash
+
+    if not result.submission_hash:  # a result that never recorded one: nothing to compare
+        return False
+    now = content_hash(course.submitted(result.student))
+    kept = [str(v.get("hash", "")) for v in (result.version or {}).get("versions") or []]
+    return now != result.submission_hash and not any(h and now.startswith(h) for h in kept)
 
 
 def _bundle_place(assignment: Assignment) -> str:

@@ -32,9 +32,7 @@ def render_summary(course: Course, results: list[SubmissionResult], assignment: 
     lines = [
         f"# {course.assignment}: cohort summary ({course.root.name})",
         "",
-        f"{len(results)} submissions: {len(graded)} graded, "
-        f"{sum(r.status != STATUS_GRADED for r in results)} not gradable or failed, "
-        f"{sum(r.late for r in results)} late, {sum(r.needs_review for r in results)} to review.",
+        counts_line(results),
         "",
         "| part | average | of | share |",
         "|---|---:|---:|---:|",
@@ -57,6 +55,14 @@ def render_summary(course: Course, results: list[SubmissionResult], assignment: 
         lines.append(f"- held back until a person has looked: {plural(len(held), 'student')} "
                      f"({', '.join(shown_id(h.student) for h in held)})")
     return "\n".join(lines + submission_times(results)) + "\n"
+
+
+def counts_line(results: list[SubmissionResult]) -> str:
+    """The summary's first line: how many submissions, graded, late and to review."""
+    graded = sum(r.status == STATUS_GRADED for r in results)
+    return (f"{len(results)} submissions: {graded} graded, {len(results) - graded} not gradable "
+            f"or failed, {sum(r.late for r in results)} late, "
+            f"{sum(r.needs_review for r in results)} to review.")
 
 
 def submission_times(results: list[SubmissionResult]) -> list[str]:

@@ -41,8 +41,8 @@ FORMAT = 2
 # (tests/results/test_rewording.py rewords them all and finds no figure changed).
 WORDS = frozenset({"text", "explanations", "reason", "decided", "late_policy", "grader_faults"})
 
-__all__ = ["CARRIED_FORWARD", "FORMAT", "WORDS", "Message", "PartResult", "SubmissionResult",
-           "TestResult", "load", "save", "write_atomically"]
+__all__ = ["CARRIED_FORWARD", "FORMAT", "WORDS", "Message", "NewerRecord", "PartResult", "SubmissionResult",
+           "TestResult", "UnreadableRecord", "load", "read", "save", "unreadable", "write_atomically"]
 
 
 @dataclass
@@ -205,8 +205,10 @@ class SubmissionResult:
 
     def to_gradescope(self) -> dict[str, Any]:
         """Gradescope's results.json, rendered from the record (kept in ``extra_data``)."""
-        summary = f"{self.score:g} / {self.max_score:g}"
-        if self.late_penalty:
+        # An ungradable one has no total (``has_total``): its output says so, and why.
+        summary = (f"{self.score:g} / {self.max_score:g}" if self.has_total
+                   else f"no total ({self.status})")
+        if self.late_penalty and self.has_total:
             summary += f" (late penalty −{self.late_penalty:g}: {self.late_policy})"
         if self.reason:
             summary += f" — {self.reason}"
@@ -315,9 +317,59 @@ def saved_results(course: Course) -> list[SubmissionResult]:
     return [result for result in found if result is not None]
 
 
-def load(path: Path) -> SubmissionResult | None:
-    """A previously saved result, or None if absent or unreadable (then it is regraded)."""
+class UnreadableRecord(Exception):
+    """A results.json that is there but cannot be read (truncated, not JSON, not a record):
+    it is regraded, and every command that meets it names it (``why``)."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(f"{path} is unreadable ({why})")
+        self.path, self.why = path, why
+
+
+class NewerRecord(Exception):
+    """A results.json a newer grader wrote (a format this one does not know): refused in one
+    line, never regraded over nor read as if it were absent."""
+
+    def __init__(self, path: Path, found: object) -> None:
+        super().__init__(f"{path} was written by a newer grader (results format {found}; this "
+                         f"one reads up to {FORMAT}): grade this root with the newer grader "
+                         "(update this checkout: git pull, then make setup); this one changes "
+                         "nothing there")
+
+
+def read(path: Path) -> SubmissionResult | None:
+    """A previously saved result; None when there is none. ``UnreadableRecord`` when it cannot
+    be read, ``NewerRecord`` when a newer grader wrote it."""
     try:
-        return SubmissionResult.from_gradescope(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        text = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
         return None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UnreadableRecord(path, f"{type(error).__name__}: {error}") from None
+    try:
+        data = json.loads(text)
+        found = data["extra_data"].get("format")
+        if isinstance(found, int) and not isinstance(found, bool) and found > FORMAT:
+            raise NewerRecord(path, found)
+        return SubmissionResult.from_gradescope(data)
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as error:
+        why = f"{type(error).__name__}: {error}".replace("\n", " ")[:200]
+        raise UnreadableRecord(path, why) from None
+
+
+def load(path: Path) -> SubmissionResult | None:
+    """A previously saved result, or None if absent or unreadable (then it is regraded;
+    ``unreadable`` says why); ``NewerRecord`` when a newer grader wrote it."""
+    try:
+        return read(path)
+    except UnreadableRecord:
+        return None
+
+
+def unreadable(path: Path) -> str:
+    """Why the results.json at ``path`` cannot be read ("" when it can, or is absent)."""
+    try:
+        read(path)
+    except UnreadableRecord as error:
+        return error.why
+    return ""

@@ -124,8 +124,7 @@ def _read_in(course: Course, assignment: Assignment) -> Decisions:
         saved = load(result_path(course, entry.student))
         if saved is not None:
             final = rewrite_student(course, saved, decisions, assignment=assignment)
-            print(f"{shown_id(entry.student)}: {final.score:g}/{final.max_score:g} in results.json, "
-                  "feedback.html, grades.csv and the gradebook")
+            print(written_line(final))
             changed.append(entry.student)
     if changed:
         _publish(course, assignment, sorted(set(changed)))
@@ -203,10 +202,28 @@ def _decide(course: Course, decisions: Decisions, args: argparse.Namespace,
         print(f"{shown_id(args.student)} {args.part}: decision cleared; the machine's score stands")
     decisions.save()
     final = rewrite_student(course, result, decisions, assignment=assignment)
-    print(f"{shown_id(args.student)}: {final.score:g}/{final.max_score:g} in results.json, feedback.html, "
-          "grades.csv and the gradebook")
+    print(written_line(final))
     _publish(course, assignment, [args.student])
     return 0
+
+
+def said_when_interrupted(args: argparse.Namespace) -> str:
+    """Ctrl-C: what was recorded (nothing: `set` and `clear` are all or nothing, and the
+    others only read)."""
+    if args.action not in ("set", "clear"):
+        return f"interrupted: `review {args.action}` stopped before it finished; run it again"
+    return ("interrupted: nothing was recorded (decisions.json and every output are as they "
+            "were); run the same command again")
+
+
+def written_line(result: SubmissionResult) -> str:
+    """Where a decision went: the total everywhere, or, for a result with no total (an
+    ungradable notebook: ``has_total``), that it has none and where its parts' points are."""
+    if result.has_total:
+        return (f"{shown_id(result.student)}: {result.score:g}/{result.max_score:g} in "
+                "results.json, feedback.html, grades.csv and the gradebook")
+    return (f"{shown_id(result.student)}: {result.status}, no total (its parts' points in "
+            "results.json, feedback.html and grades.csv; the gradebook has no score for it)")
 
 
 def _publish(course: Course, assignment: Assignment, students: list[str]) -> None:

@@ -25,8 +25,10 @@ if TYPE_CHECKING:
     from autograder.assignments import Assignment
 
 FIXED_COLUMNS = ("student", "assignment", "status", "total", "max_score")
+# ``reason`` is what the student is told too; ``ta_notes`` what only the teaching team reads
+# (an integrity finding that may name another student): never in ``reason``.
 TRAILING_COLUMNS = ("late", "late_penalty", "submitted_at", "time_source", "needs_review", "isolation",
-                    "reason", "counted_version")
+                    "reason", "counted_version", "ta_notes")
 
 
 def isolation_summary(applied: list[str]) -> str:
@@ -58,12 +60,12 @@ def row(result: SubmissionResult) -> dict[str, object]:
         "time_source": result.time_source,  # what confirms submitted_at (lateness)
         "needs_review": "yes" if result.needs_review else "no",
         "isolation": isolation_summary(result.isolation),
-        # The TA's notes too (e.g. whose inputs a copied evidence file holds): grades.csv is
-        # the TA's, the student's page never shows them.
-        "reason": "; ".join(text for text in (result.reason, *(n.text for n in result.ta_notes))
-                            if text),
+        "reason": result.reason,
         # When the course's version rule chose among kept versions: the counted one's time.
         "counted_version": counted_version(result),
+        # For the TA only (e.g. whose inputs a copied evidence file holds): a column of its own,
+        # so a row's reason can be shown to the student as it is.
+        "ta_notes": "; ".join(note.text for note in result.ta_notes),
     }
     for part in result.parts:
         values[part.part] = f"{part.points:g}"

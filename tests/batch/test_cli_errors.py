@@ -55,6 +55,7 @@ def test_a_root_without_submissions(tmp_path):
     line = one_line_error(autograde(ASSIGNMENT, "--root", str(tmp_path), *FOUND))
     assert f"no submissions in {tmp_path / 'submitted'}/<student>/{ASSIGNMENT}/" in line
     assert "nbgrader collect" in line
+    assert list(tmp_path.iterdir()) == []  # refused: no lock file left in a folder never graded
 
 
 def test_an_unknown_student(course):

@@ -95,7 +95,7 @@ def test_the_late_student_stays_late_and_student_keeps_every_row(tmp_path):
     cleared = autograde(root, "--student", "b-late", "--no-due")
     assert "cleared" in cleared.stdout and NOT_JUDGED in cleared.stdout
     row = rows(root)["b-late"]
-    assert (row["late"], row["needs_review"], row["reason"]) == ("unknown", "no", NOT_JUDGED)
+    assert (row["late"], row["needs_review"], row["ta_notes"]) == ("unknown", "no", NOT_JUDGED)
     assert extra(root, "b-late")["late"] == "unknown" and extra(root, "b-late")["due"] == ""
     page = (root / "autograded" / "b-late" / ASSIGNMENT / FEEDBACK_HTML).read_text()
     assert "Late: unknown" in page and "on time" not in page

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from autograder.batch.root_lock import LOCK_FILE, RootBusy, RootUnwritable, hold
+from autograder.spec import REPO
 from tests.support.cli import one_line_error
 from tests.support.skips import AS_ROOT
 from tests.support.vectors import VECTORS, submit
@@ -118,3 +119,9 @@ def test_what_the_security_model_mounts_read_only_is_only_read(tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     assert (root / "autograded" / "s1" / VECTORS.name / "results.json").is_file()
     assert "Traceback" not in done.stderr
+
+
+def test_the_repositorys_gitignore_names_the_lock_file() -> None:
+    """A root graded inside the checkout leaves its lock file out of git (the name changed)."""
+    ignored = (REPO / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert LOCK_FILE in ignored

@@ -168,7 +168,7 @@ def test_grades_csv_ends_with_the_counted_version_and_results_json_keeps_it(tmp_
     assert SubmissionResult.from_gradescope(old).version == {}
     row = grades_csv.row(result)
     assert row["counted_version"] == "2026-12-14 22:59:00 UTC"
-    assert grades_csv.header(SPEC)[-2:] == ["reason", "counted_version"]
+    assert grades_csv.header(SPEC)[-3:] == ["reason", "counted_version", "ta_notes"]
     assert grades_csv.counted_version(_result(1, False, DUE, "c" * 64)) == ""
 
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import csv
+import json
 import os
 import subprocess
 import sys
@@ -11,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from autograder.base.course import RESULTS_JSON, Course
+from autograder.grading.submission import content_hash
 from autograder.results.message import Message
-from autograder.results.result import STATUS_GRADED, PartResult, SubmissionResult, save
+from autograder.results.result import FORMAT, STATUS_GRADED, PartResult, SubmissionResult, save
 from autograder.views import grades_csv
 from tests.support.cli import one_line_error
 from tests.support.h2 import SPEC
@@ -107,3 +110,71 @@ def test_a_student_id_with_terminal_controls_is_shown_escaped(tmp_path):
     assert "\x1b" not in shown.stdout and "\x07" not in shown.stdout
     assert "  s9\\x1b]0;owned\\x07\\x1b[2J: 100/100: a person will check" in shown.stdout
     assert "not graded yet: s9\\x1b]0;owned\\x07\\x1b[2J\\x07waiting" in shown.stdout
+
+
+@pytest.mark.parametrize("command", [["status"], ["review", "list"], ["export"]])
+def test_a_root_that_does_not_exist_is_called_missing(tmp_path, command):
+    missing = tmp_path / "no-such-root"
+    done = subprocess.run([sys.executable, "-m", "autograder", *command, "--root", str(missing)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert one_line_error(done).startswith(f"error: no such folder: {missing}")
+
+
+def test_an_unreadable_record_is_named_and_a_newer_one_refused(root):
+    broken = Course(root, SPEC.name).autograded("s1") / RESULTS_JSON
+    good = broken.read_text(encoding="utf-8")
+    broken.write_text(good[:300], encoding="utf-8")  # truncated
+    lines = _status(root).stdout.splitlines()
+    assert any(line.startswith("  unreadable results.json: s1 (") for line in lines), lines
+    data = json.loads(good)
+    data["extra_data"]["format"] = FORMAT + 1
+    broken.write_text(json.dumps(data), encoding="utf-8")
+    line = one_line_error(_status(root))
+    assert str(broken) in line and "newer grader" in line
+
+
+def test_a_deleted_gradebook_is_named_missing_and_export_writes_it_again(root):
+    assert not (root / "gradebook.db").exists()
+    (line,) = [line for line in _status(root).stdout.splitlines() if "gradebook.db" in line]
+    assert "MISSING" in line and "autograde" in line
+    done = subprocess.run([sys.executable, "-m", "autograder", "export", "--root", str(root)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "gradebook.db was missing: written again from results.json (2 graded scores)" \
+        in done.stdout
+    with (root / "nbgrader-export.csv").open(newline="", encoding="utf-8") as handle:
+        assert sorted(row["student_id"] for row in csv.DictReader(handle)) == ["s1", "s2"]
+    (line,) = [line for line in _status(root).stdout.splitlines() if "gradebook.db" in line]
+    assert line.endswith("  current"), line
+
+
+def test_a_resubmission_not_graded_yet_is_named(root):
+    course = Course(root, SPEC.name)
+    notebook = course.submitted("s1") / SPEC.notebook
+    notebook.write_text("{}", encoding="utf-8")
+    result = _result("s1", submission_hash=content_hash(course.submitted("s1")))
+    save(result, course.autograded("s1") / RESULTS_JSON)
+    assert "resubmitted" not in _status(root).stdout
+    notebook.write_text('{"cells": []}', encoding="utf-8")  # submitted again
+    lines = _status(root).stdout.splitlines()
+    assert "  not graded yet (resubmitted): s1 (every output shows the earlier submission's " \
+           "grade until autograde grades it)" in lines, lines
+    (grades,) = [line for line in lines if line.startswith("  grades.csv")]
+    assert not grades.endswith("  current")
+
+
+def test_export_on_a_plain_root_says_how_feedback_reaches_students_not_release_feedback(root):
+    """A root graded with `autograde --root` names no nbgrader course or exchange, so
+    `nbgrader release_feedback` cannot work there (issue 51, item 8)."""
+    from autograder.results.decisions import Decisions
+    from autograder.results.result import saved_results
+    from autograder.views import gradebook
+
+    course = Course(root, SPEC.name)
+    gradebook.record(course, saved_results(course), decisions=Decisions.load(root),
+                     assignment=SPEC)
+    done = subprocess.run([sys.executable, "-m", "autograder", "export", "--root", str(root)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    (line,) = [line for line in done.stdout.splitlines() if "feedback pages in" in line]
+    assert "release them with" not in line and "cannot send them from here" in line, line

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from autograder.results import migrate
-from autograder.results.result import FORMAT, SubmissionResult, load
+from autograder.results.result import FORMAT, NewerRecord, SubmissionResult, load
 
 FORMAT_1 = sorted((Path(__file__).parent / "format_1").glob("*.json"))
 
@@ -34,7 +34,10 @@ def test_a_format_1_result_reads_as_graded(path):
     view = result.to_gradescope()
     assert [(t["name"], t["score"], t["output"]) for t in view["tests"]] == [
         (t["name"], t["score"], t["output"]) for t in data["tests"]]
-    assert view["output"] == data["output"]
+    # An ungradable result has no total: its output says so (issue 51), the rest as it was.
+    total = f"{data['score']:g} / {data['max_score']:g}"
+    assert view["output"] == (data["output"] if result.has_total else data["output"].replace(
+        total, f"no total ({result.status})", 1))
     assert [[m.flat() for m in p.messages] for p in result.parts] == [
         p["messages"] for p in extra["parts"]]
     assert [n.text for n in result.notes] == extra["notes"]
@@ -55,9 +58,12 @@ def test_meaning_becomes_fields():
     assert stopped.part == "stable_softmax"
 
 
-def test_a_format_from_the_future_is_regraded_not_misread(tmp_path):
+def test_a_format_from_the_future_is_refused_not_misread_nor_regraded(tmp_path):
+    """Issue 51: a newer grader's record is neither misread nor treated as absent (which
+    regraded it, overwriting it with an older grader's): reading it raises NewerRecord."""
     data = json.loads(FORMAT_1[0].read_text())
     data["extra_data"]["format"] = FORMAT + 1
     path = tmp_path / "results.json"
     path.write_text(json.dumps(data))
-    assert load(path) is None  # unreadable: the batch grades it again
+    with pytest.raises(NewerRecord, match="newer grader"):
+        load(path)

@@ -38,7 +38,7 @@ DATA = {"format", "student", "assignment", "status", "part", "points", "max_poin
         "review_apart", "late_penalty", "parts", "tests", "messages", "notes", "ta_notes",
         "version", "rule", "counted", "why", "versions", "hash"}
 # Output columns that are sentences for people (the only ones that may differ).
-PROSE_COLUMNS = {"reason", "details", "note", "late_policy"}
+PROSE_COLUMNS = {"reason", "ta_notes", "details", "note", "late_policy"}
 
 
 def cli(*args: str) -> str:

@@ -256,3 +256,14 @@ def test_nbgrader_autograde_refuses_in_a_recorded_root_and_touches_nothing(tmp_p
     assert len(said) == 1 and "python -m autograder autograde" in said[0], done.stderr
     assert "Traceback" not in done.stderr
     assert {p.name: p.read_bytes() for p in course.autograded("s1").iterdir()} == before
+
+
+def test_the_ta_guide_says_formgraders_totals_are_before_the_late_penalty():
+    """Formgrader adds up the parts' points; our late penalty is nbgrader's
+    late_submission_penalty, which only `nbgrader export` subtracts (issue 51, item 8): the
+    TA guide says so where it presents formgrader."""
+    from autograder.spec import REPO
+
+    guide = (REPO / "docs" / "ta-guide.md").read_text(encoding="utf-8")
+    section = guide.split("\n## Formgrader\n", 1)[1].split("\n## ", 1)[0]
+    assert "before the late penalty" in section and "late_submission_penalty" in section

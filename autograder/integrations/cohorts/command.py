@@ -124,7 +124,9 @@ def list_cohorts(config: Path, **chosen: object) -> list[str]:
             f"{cohort.name}: {cohort.assignment}, course {cohort.course_id}, due "
             f"{cohort.due_text()}, {state}",
             f"  root {cohort.root}",
-            f"  exchange {cohort.exchange} (the Exchange.root of its students' nbgrader_config.py)",
+            f"  exchange {cohort.exchange} (the Exchange.root of its students' nbgrader_config.py)"
+            if cohort.exchange is not None else
+            "  no exchange (LMS only: its submissions come in with `collect --zip`)",
         ]
     return lines
 
@@ -143,6 +145,22 @@ def run(args: argparse.Namespace) -> int:
             raise  # autograder.cli's line
         print(interrupted_line(args.force), file=sys.stderr)
         return 130
+
+
+def summary_counts(cohort: Cohort) -> str:
+    """summary.md's one line of counts (the file says the rest: averages, misconceptions)."""
+    # report.summary (440 ms): only for the export step
+    from autograder.base.course import Course
+    from autograder.report.summary import counts_line
+    from autograder.results.result import saved_results
+
+    return counts_line(saved_results(Course(cohort.root, cohort.assignment)))
+
+
+def said_when_interrupted(args: argparse.Namespace) -> str:
+    """Ctrl-C in a step that grades nothing (``grade`` says its own): that step's words."""
+    return (f"interrupted: `cohort {args.step}` stopped before it finished; nothing was "
+            "graded; run the same command again to finish it")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -185,8 +203,8 @@ def _run(args: argparse.Namespace) -> int:
         else:
             files = workflow.export(cohort)
             lines = [f"grades: {files.grades}", f"nbgrader export: {files.nbgrader}",
-                     *lms_lines(cohort, files), f"summary: {files.summary}", "",
-                     files.summary.read_text()]
+                     *lms_lines(cohort, files), f"summary: {files.summary} (what to re-teach)",
+                     f"  {summary_counts(cohort)}"]
     except workflow.NothingToCollect as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -42,6 +42,14 @@ HAS_TIME = re.compile(r"\d[ T]\d{1,2}:\d{2}")
 LMS_FILENAME_REGEXP = rf".*/(?P<student_id>{STUDENT_ID}?)__(?P<file_id>[^/]+)$"
 
 
+def _exchange(base: Path, value: object) -> Path | None:
+    """The cohort's exchange, relative to cohorts.toml's folder; None for ``exchange = ""``
+    (an LMS-only cohort: no nbgrader exchange, its submissions come in with --zip)."""
+    if value in ("", False):
+        return None
+    return (base / str(value)).resolve()
+
+
 class CohortConfigError(ValueError):
     """cohorts.toml is missing, malformed, or does not name the cohort asked for."""
 
@@ -54,7 +62,7 @@ class Cohort:
     course_id: str
     due: datetime | None  # in UTC
     root: Path
-    exchange: Path
+    exchange: Path | None  # None: an LMS-only cohort (``exchange = ""``), collected with --zip
     assignment: str  # the assignment bundle's name (and nbgrader's assignment's)
     # Folders of assignment bundles besides the package's (--assignments, cohorts.toml's
     # ``assignments``), where ``bundle`` finds it.
@@ -244,7 +252,7 @@ def load_cohorts(path: Path = CONFIG, *, assignment: str | None = None,
             course_id=course_id,
             due=due.astimezone(UTC) if due else None,
             root=root,
-            exchange=(base / merged.get("exchange", EXCHANGE)).resolve(),
+            exchange=_exchange(base, merged.get("exchange", EXCHANGE)),
             assignment=graded,
             assignment_folders=bundles,
             lms_filename_regexp=merged.get("lms_filename_regexp", LMS_FILENAME_REGEXP),

@@ -51,8 +51,7 @@ c = get_config()  # noqa: F821
 c.CourseDirectory.root = {root!r}
 c.CourseDirectory.course_id = {course_id!r}
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", ".*"]
-c.Exchange.root = {exchange!r}
-c.ZipCollectApp.collector_plugin = "nbgrader.plugins.FileNameCollectorPlugin"
+{exchange}c.ZipCollectApp.collector_plugin = "nbgrader.plugins.FileNameCollectorPlugin"
 c.FileNameCollectorPlugin.named_regexp = {regexp!r}
 c.FileNameCollectorPlugin.valid_ext = [".ipynb", ".json"]
 '''
@@ -135,9 +134,12 @@ def prepare_root(cohort: Cohort) -> None:
     assignment = cohort.bundle()
     require_source(assignment)
     _make_root(cohort)
-    _make_dir(cohort.exchange, "exchange")
+    if cohort.exchange is not None:
+        _make_dir(cohort.exchange, "exchange")
+    exchange = (f"c.Exchange.root = {str(cohort.exchange)!r}\n" if cohort.exchange is not None
+                else "# No exchange: an LMS-only cohort (exchange = \"\" in cohorts.toml).\n")
     (cohort.root / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(
-        root=str(cohort.root), course_id=cohort.course_id, exchange=str(cohort.exchange),
+        root=str(cohort.root), course_id=cohort.course_id, exchange=exchange,
         regexp=cohort.lms_filename_regexp,
     ))
     # Formgrader's Autograde button refuses (it would run student code outside the sandbox):
@@ -176,7 +178,8 @@ def release(cohort: Cohort) -> list[str]:
     kept anywhere), then generate the cohort's copy (with the file that names its cohort)
     in the cohort's root and release it to the exchange with the due date."""
     _make_root(cohort)  # a wrong path fails now, not after nbgrader ran
-    _make_dir(cohort.exchange, "exchange")
+    if cohort.exchange is not None:
+        _make_dir(cohort.exchange, "exchange")
     # One change of the root (all or nothing): what nbgrader's commands write in it is kept
     # first. The exchange is not the root's: releasing again replaces what it holds.
     course = Course(cohort.root, cohort.assignment)
@@ -214,6 +217,11 @@ def _release(cohort: Cohort) -> list[str]:
     problems = repo_release.leaks(Course(cohort.root, cohort.assignment).release_dir, assignment)
     if problems:
         raise WorkflowError("the cohort's release leaks trusted material: " + "; ".join(problems))
+    if cohort.exchange is None:  # LMS-only: nothing to release into
+        released = Course(cohort.root, cohort.assignment).release_dir
+        return [*steps, f"generated {released} (no exchange: exchange = \"\" in cohorts.toml); "
+                "give the students its notebook through the LMS, and collect their downloads "
+                f"with `{command('collect', cohort)} --zip FILE`"]
     nbgrader(cohort, "release_assignment", cohort.assignment, "--force")
     steps.append(f"released {cohort.assignment} to course {cohort.course_id} in {cohort.exchange}"
                  + (f", due {cohort.due_text()}" if cohort.due else ""))
@@ -452,8 +460,11 @@ def _collect(cohort: Cohort, archives: list[Path] | None = None,
     if received is not None and not archives:
         raise WorkflowError("--received is when the LMS received a download: give it "
                             "together with --zip FILE")
+    if cohort.exchange is None and not archives:
+        raise WorkflowError(f"cohort {cohort.name} has no exchange (exchange = \"\" in "
+                            "cohorts.toml): collect its LMS download with --zip FILE")
     _check_archives(archives, cohort.archive_limits)
-    inbound = _inbound(cohort)
+    inbound = _inbound(cohort) if cohort.exchange is not None else None
     course = Course(cohort.root, cohort.assignment)
     known = _known_receipts(course)
     # Unpacked (and refused) before anything is collected; only this call's downloads are
@@ -462,9 +473,11 @@ def _collect(cohort: Cohort, archives: list[Path] | None = None,
     try:
         before = _submissions(course)
         versions.keep_all(course)  # before nbgrader replaces any of them (never deleted)
-        steps, accepted, refused = _collect_exchange(cohort, inbound)
+        steps, accepted, refused = ([], set(), []) if inbound is None else _collect_exchange(
+            cohort, inbound)
         # before zip_collect writes; only from folders vetted and accepted
-        found = arrival.from_exchange(course, inbound, known, accepted=accepted)
+        found = {} if inbound is None else arrival.from_exchange(course, inbound, known,
+                                                                  accepted=accepted)
         if archives:
             _zip_collect(cohort, course, found)  # an exchange version keeps its receipt
             steps.append(f"collected {len(archives)} LMS download(s)")
@@ -484,7 +497,7 @@ def _collect(cohort: Cohort, archives: list[Path] | None = None,
                             ) from None
     after = _submissions(course)
     if not after:
-        where = (f"no submissions in {inbound}"
+        where = (f"no submissions in {inbound or 'an exchange (the cohort has none)'}"
                  + (f" but {len(refused)} refused (" + "; ".join(refused) + ")"
                     if refused else "")
                  + (" and no file in the zip matched lms_filename_regexp "

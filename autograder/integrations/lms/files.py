@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from autograder.base.course import Course
+from autograder.base.course import RESULTS_JSON, Course
 from autograder.integrations.lms import canvas, moodle
 from autograder.integrations.lms.canvas import CanvasSettings
 from autograder.integrations.lms.grades import LeftOut, LmsGrade, split
 from autograder.integrations.lms.moodle import MoodleSettings
-from autograder.results.result import SubmissionResult, saved_results
+from autograder.results.result import SubmissionResult, saved_results, unreadable
 
 FILE_NAMES = (canvas.FILE_NAME, moodle.FILE_NAME)
 
@@ -36,7 +36,11 @@ def write_files(course: Course, canvas_settings: CanvasSettings,
     ``results``: those results, when the caller has read them already)."""
     if results is None:
         results = saved_results(course)
-    grades, left_out = split(results, course.students())
+    students = course.students()
+    seen = {result.student for result in results}
+    why = {student: unreadable(course.autograded(student) / RESULTS_JSON)
+           for student in students if student not in seen}
+    grades, left_out = split(results, students, {s: text for s, text in why.items() if text})
     return LmsFiles(
         canvas=canvas.write(course.root / canvas.FILE_NAME, grades, canvas_settings,
                             points_possible),

@@ -38,12 +38,15 @@ class LeftOut:
 
 
 NOT_GRADED = "not graded"
+UNREADABLE = "unreadable"
 
 
-def split(results: Iterable[SubmissionResult],
-          students: Iterable[str] = ()) -> tuple[list[LmsGrade], list[LeftOut]]:
+def split(results: Iterable[SubmissionResult], students: Iterable[str] = (),
+          unreadable: dict[str, str] | None = None) -> tuple[list[LmsGrade], list[LeftOut]]:
     """The graded students' grades and the others (``students`` with no result at all
-    among them), each sorted by student id."""
+    among them; ``unreadable``: those whose results.json is there but unreadable, and why),
+    each sorted by student id."""
+    unreadable = unreadable or {}
     grades, left_out = [], []
     results = list(results)
     for result in sorted(results, key=lambda r: r.student):
@@ -52,7 +55,10 @@ def split(results: Iterable[SubmissionResult],
         else:
             left_out.append(LeftOut(result.student, result.status, result.reason))
     seen = {result.student for result in results}
-    left_out += [LeftOut(student, NOT_GRADED, "no results.json yet: grade the cohort first")
+    left_out += [LeftOut(student, UNREADABLE, f"its results.json is unreadable "
+                         f"({unreadable[student]}): autograde regrades it")
+                 if student in unreadable else
+                 LeftOut(student, NOT_GRADED, "no results.json yet: grade the cohort first")
                  for student in sorted(set(students) - seen)]
     return grades, sorted(left_out, key=lambda s: s.student)
 
