@@ -122,13 +122,12 @@ def restore_gradebook(course: Course, assignment: Assignment) -> str:
     # results.decisions (hashlib, 5 ms), views.gradebook (nbgrader): not at a command's start
     from autograder.results.decisions import Decisions
     from autograder.results.result import STATUS_ERROR
-    from autograder.views import gradebook
+    from autograder.views.student_files import write_gradebook
 
     results = [r for r in saved_results(course) if r.status != STATUS_ERROR]
     if course.gradebook_db().exists() or not any(r.has_total for r in results):
         return ""
-    gradebook.record(course, results, decisions=Decisions.load(course.root),
-                     assignment=assignment)
+    write_gradebook(course, assignment, results, Decisions.load(course.root))
     return (f"{course.gradebook_db()} was missing: written again from results.json "
             f"({sum(r.has_total for r in results)} graded scores) before nbgrader's export")
 
