@@ -64,11 +64,15 @@ def _feedback_copies(course: Course, assignment: Assignment, students: list[str]
                      done: Published) -> None:
     # views.nbgrader_feedback (hashlib, 4 ms): not at a command's start
     from autograder.views.nbgrader_feedback import refresh_pages
+    from autograder.views.released_feedback import released, stale_line
 
     refreshed = refresh_pages(course, assignment, students)
     if refreshed:
         done.views.append(f"{len(refreshed)} feedback cop{'y' if len(refreshed) == 1 else 'ies'}"
                           " for release_feedback")
+    behind = stale_line(course, assignment, released(course, assignment))  # the exchange's
+    if behind:
+        done.stale.append(behind)
 
 
 def _lms_files(course: Course, assignment: Assignment, done: Published) -> None:
