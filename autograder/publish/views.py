@@ -31,13 +31,15 @@ class Published:
 
     views: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
+    # What is not the root's to rewrite and is now behind (feedback released to the exchange).
+    behind: list[str] = field(default_factory=list)
 
     def line(self) -> str:
         """One line for the command's output ("" when there was nothing to rewrite)."""
         said = f"also rewritten: {', '.join(self.views)}" if self.views else ""
         if self.stale:
             said += ("; " if said else "") + "NOT rewritten: " + "; ".join(self.stale)
-        return said
+        return "; ".join(part for part in (said, *self.behind) if part)
 
 
 def publish(course: Course, assignment: Assignment, students: Iterable[str] = ()) -> Published:
@@ -72,7 +74,7 @@ def _feedback_copies(course: Course, assignment: Assignment, students: list[str]
                           " for release_feedback")
     behind = stale_line(course, assignment, released(course, assignment))  # the exchange's
     if behind:
-        done.stale.append(behind)
+        done.behind.append(behind)
 
 
 def _lms_files(course: Course, assignment: Assignment, done: Published) -> None:

@@ -103,4 +103,4 @@ def test_feedback_changed_after_its_release_is_named_until_released_again(tmp_pa
 
     _release_feedback(course.root)
     assert _released_line(course).endswith("current"), _released_line(course)
-    assert not publish(course, VECTORS, ["s1"]).stale
+    assert not publish(course, VECTORS, ["s1"]).behind
