@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from autograder.grading import diagnoses
+from autograder.grading.part_inputs import part_inputs
 from autograder.grading.scoring import PartScore, check_message
 from autograder.grading.submission import Submission
 from autograder.results import note_codes
@@ -69,7 +70,8 @@ def submission_result(
     scores = sorted(scores, key=lambda score: order.index(score.part))
     table = diagnoses.known(assignment)
     notes = list(notes)
-    parts = [_part_result(score) for score in scores]
+    inputs = part_inputs(submission, assignment)
+    parts = [_part_result(score, inputs.get(score.part, "")) for score in scores]
     function_reached_out = any(check.reached_out for score in scores for check in score.checks)
     if function_reached_out:
         notes.append(Message(REACHED_OUT_FUNCTION, code=note_codes.REACHED_OUT_FUNCTION,
@@ -116,7 +118,7 @@ def submission_result(
     )
 
 
-def _part_result(score: PartScore) -> PartResult:
+def _part_result(score: PartScore, inputs_hash: str) -> PartResult:
     return PartResult(
         part=score.part,
         points=float(score.points),
@@ -125,6 +127,7 @@ def _part_result(score: PartScore) -> PartResult:
         diagnoses=list(score.diagnoses),
         explanations=list(score.explanations),
         needs_review=score.needs_review,
+        inputs_hash=inputs_hash,
     )
 
 

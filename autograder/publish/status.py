@@ -37,6 +37,7 @@ from autograder.results.result import (
 
 if TYPE_CHECKING:
     from autograder.assignments import Assignment
+    from autograder.views.released_feedback import Released
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,8 @@ def outputs(course: Course, assignment: Assignment) -> list[Output]:
     from autograder.publish.views import NBGRADER_EXPORT
     from autograder.report.build import REPORT_DIR
     from autograder.report.summary import SUMMARY_MD
-    from autograder.views.nbgrader_feedback import feedback_page
+    from autograder.views.nbgrader_feedback import feedback_page, without_copy
+    from autograder.views.released_feedback import released
 
     newest = record_time(course)
     found: list[Output] = []
@@ -129,12 +131,32 @@ def outputs(course: Course, assignment: Assignment) -> list[Output]:
         never = datetime.min.replace(tzinfo=UTC)
         stale = [student for student, page in copies
                  if _bytes(page) != _bytes(course.autograded(student) / FEEDBACK_HTML)]
+        missing = without_copy(course, assignment)  # graded later: release_feedback skips them
         oldest = min(_mtime(page) or never for _, page in copies)
+        said = "; ".join(f"{what}: {', '.join(map(shown_id, who[:5]))}"
+                         f"{', ...' if len(who) > 5 else ''}"
+                         for what, who in (("stale", stale), ("no copy yet", missing)) if who)
         found.append(Output(f"feedback copies ({len(copies)}, for release_feedback)", oldest,
-                            not stale, f"python -m autograder cohort feedback <cohort> (stale: "
-                            f"{', '.join(map(shown_id, stale[:5]))}{', ...' if len(stale) > 5 else ''})"
-                            if stale else ""))
+                            not (stale or missing),
+                            f"python -m autograder cohort feedback <cohort> ({said})"
+                            if said else ""))
+        found += _released(course, assignment, released(course, assignment))
     return sorted(found, key=lambda output: output.written)
+
+
+def _released(course: Course, assignment: Assignment, shown: Released) -> list[Output]:
+    """The pages ``release_feedback`` put in the exchange, when any of the root's are there:
+    current when each is the student's current copy."""
+    if not shown.pages:
+        return []
+    never = datetime.min.replace(tzinfo=UTC)
+    written = min(_mtime(page) or never for page in shown.pages)
+    said = "; ".join(f"{what}: {', '.join(map(shown_id, who[:5]))}{', ...' if len(who) > 5 else ''}"
+                     for what, who in (("older than the grade", shown.older),
+                                       ("not released", shown.missing)) if who)
+    fix = f"cd {course.root} && nbgrader release_feedback {assignment.name} ({said})"
+    return [Output(f"released feedback ({len(shown.pages)}, in the exchange)", written,
+                   not said, fix if said else "")]
 
 
 def _bytes(path: Path) -> bytes | None:

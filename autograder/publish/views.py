@@ -31,13 +31,15 @@ class Published:
 
     views: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
+    # What is not the root's to rewrite and is now behind (feedback released to the exchange).
+    behind: list[str] = field(default_factory=list)
 
     def line(self) -> str:
         """One line for the command's output ("" when there was nothing to rewrite)."""
         said = f"also rewritten: {', '.join(self.views)}" if self.views else ""
         if self.stale:
             said += ("; " if said else "") + "NOT rewritten: " + "; ".join(self.stale)
-        return said
+        return "; ".join(part for part in (said, *self.behind) if part)
 
 
 def publish(course: Course, assignment: Assignment, students: Iterable[str] = ()) -> Published:
@@ -64,11 +66,15 @@ def _feedback_copies(course: Course, assignment: Assignment, students: list[str]
                      done: Published) -> None:
     # views.nbgrader_feedback (hashlib, 4 ms): not at a command's start
     from autograder.views.nbgrader_feedback import refresh_pages
+    from autograder.views.released_feedback import released, stale_line
 
     refreshed = refresh_pages(course, assignment, students)
     if refreshed:
         done.views.append(f"{len(refreshed)} feedback cop{'y' if len(refreshed) == 1 else 'ies'}"
                           " for release_feedback")
+    behind = stale_line(course, assignment, released(course, assignment))  # the exchange's
+    if behind:
+        done.behind.append(behind)
 
 
 def _lms_files(course: Course, assignment: Assignment, done: Published) -> None:

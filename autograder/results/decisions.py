@@ -2,15 +2,15 @@
 
 A TA's score for a part (a manual grade for a limitation the machine could not judge, or an
 override) is recorded with who, when and why, and with the *basis* it judged: a fingerprint of
-the submission and of the part's automatic result. Every output is written from
+the part's own inputs and of its automatic result. Every output is written from
 ``apply(result, decisions)``, the automatic result with those decisions in it, so
 ``results.json``, ``feedback.html``, ``grades.csv``, the gradebook (``nbgrader export``,
 formgrader), the LMS files, ``summary.md`` and the report all show one number.
 
 A regrade keeps a decision while its basis holds (``--force``, a new grader version that
-grades the part alike). When the part's automatic result or the submission changed, the
-decision is not applied: the part keeps its automatic points and goes to review, and says
-which decision no longer applies. Nothing a person decided is dropped silently.
+grades the part alike, a resubmission that leaves the part's inputs as they were). When the
+part's automatic result or its inputs changed, the decision is not applied: the part keeps
+its automatic points and goes to review, and says which decision no longer applies. Nothing a person decided is dropped silently.
 
 Stored as ``decisions.json`` at the course root, written atomically; scores entered in
 formgrader are read into it before grading (``autograder.views.gradebook.manual_scores``).
@@ -34,7 +34,9 @@ from autograder.results.result import (
 )
 
 DECISIONS_JSON = "decisions.json"
-VERSION = 2  # 2: bases of structured verdicts (``basis``); 1: of their words (``basis_1``), still read
+# 3: bases of the part's own inputs (``basis``); 2: of the whole submission (``basis_2``);
+# 1: of the messages' words (``basis_1``); the older two still read.
+VERSION = 3
 
 
 class DecisionError(ValueError):
@@ -60,11 +62,24 @@ class PartDecision:
 
 
 def basis(result: SubmissionResult, part: PartResult) -> str:
-    """What a decision about ``part`` judged: the submission's files and the part's automatic
-    verdict (points, diagnoses, and what each message is about: its kind, pointer and
-    carried-forward blocks, not its words), so a resubmission or a changed automatic verdict
-    makes the decision stale (flagged) instead of silently carried over, and a reworded
-    message does not."""
+    """What a decision about ``part`` judged: the part's own inputs (``PartResult.inputs_hash``:
+    the text to judge, the code, the evidence file; the whole submission for a result graded
+    before parts kept theirs) and its automatic verdict (points, diagnoses, and what each
+    message is about: its kind, pointer and carried-forward blocks, not its words). A
+    resubmission that changes what the part judged, or a changed verdict, makes the decision
+    stale (flagged) instead of silently carried over; a change elsewhere in the submission (a
+    markdown cell) or a reworded message does not."""
+    auto = part.auto_points if part.auto_points is not None else part.points
+    about = [[m.code, m.pointer, m.carried, m.carried_from] for m in part.messages]
+    judged_inputs = part.inputs_hash or result.submission_hash
+    text = json.dumps([3, judged_inputs, part.part, auto, part.max_points, about,
+                       part.diagnoses], sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def basis_2(result: SubmissionResult, part: PartResult) -> str:
+    """The basis decisions.json version 2 recorded (the whole submission's hash): a decision
+    made then still holds while the submission and the part's verdict are as they were."""
     auto = part.auto_points if part.auto_points is not None else part.points
     about = [[m.code, m.pointer, m.carried, m.carried_from] for m in part.messages]
     text = json.dumps([2, result.submission_hash, part.part, auto, part.max_points,
@@ -82,8 +97,8 @@ def basis_1(result: SubmissionResult, part: PartResult) -> str:
 
 
 def judged(entry: PartDecision, result: SubmissionResult, part: PartResult) -> bool:
-    """Whether ``entry`` judged ``part`` as it stands (its basis, of either version)."""
-    return entry.basis in (basis(result, part), basis_1(result, part))
+    """Whether ``entry`` judged ``part`` as it stands (its basis, of any version)."""
+    return entry.basis in (basis(result, part), basis_2(result, part), basis_1(result, part))
 
 
 def current_user() -> str:

@@ -61,6 +61,9 @@ class PartResult:
     decided: str = ""
     auto_points: float | None = None
     auto_review: bool | None = None
+    # What the part was graded on, as a digest (``autograder.grading.part_inputs``): a
+    # decision's basis; "" in a result graded before parts kept it.
+    inputs_hash: str = ""
 
 
 @dataclass

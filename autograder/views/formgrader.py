@@ -1,4 +1,5 @@
-"""Formgrader's Autograde button, on a course root we grade: it refuses, and says what to run.
+"""Formgrader's Autograde and Generate Feedback buttons, on a course root we grade: they
+refuse, and say what to run.
 
 nbgrader's autograde (formgrader's *Autograde* button, ``POST /formgrader/api/submission/
 <assignment>/<student>/autograde``, and ``nbgrader autograde``) runs the student's notebook with
@@ -10,6 +11,14 @@ exporter that refuses for this assignment. nbgrader's ``Autograde.start`` builds
 before it deletes or runs anything, so nothing is touched; formgrader's answer is
 ``{"success": false}`` with the reason in its log, ``nbgrader autograde`` exits 1 with it in one
 line. Other assignments of the root are left to nbgrader.
+
+nbgrader's generate_feedback (formgrader's *Generate Feedback* button, ``POST /formgrader/api/
+assignment/<assignment>[/<student>]/generate_feedback``, and ``nbgrader generate_feedback``)
+would replace every page in ``feedback/<student>/<assignment>/`` with its own rendering of the
+graded notebook (none of the grader's diagnoses, carried-forward explanations or version
+notes) and delete the page of a student without a graded notebook; Release Feedback would
+then send those. Its exporter (``GenerateFeedback.exporter_class``) refuses the same way, built
+before anything is deleted, and names the commands that write the grader's pages.
 
 The block is self-contained (nbconvert and nbgrader only): it works in whatever environment
 the TA runs Jupyter from, even one without this grader installed. A block written before the
@@ -31,17 +40,18 @@ BLOCK = '''\
 {begin}
 # Written by `python -m autograder autograde`. nbgrader's autograde (formgrader's Autograde
 # button, `nbgrader autograde`) would run the students' code outside the grader's sandbox and
-# replace its results in autograded/: for {assignment} it refuses before touching anything.
+# replace its results in autograded/; its generate_feedback (formgrader's Generate Feedback
+# button) would replace the grader's feedback pages in feedback/ with its own rendering: for
+# {assignment} both refuse before touching anything.
 
 
-def _refuse_nbgrader_autograde(assignment):
+def _refuse_in_nbgrader(assignment, base, step, why, instead):
     import fnmatch
 
-    from nbconvert.exporters import NotebookExporter
     from nbgrader.converters.base import NbGraderException
 
-    class RefuseNbgraderAutograde(NotebookExporter):
-        """Autograde.start builds its exporter before it deletes or runs anything."""
+    class RefuseInNbgrader(base):
+        """nbgrader's converters build their exporter before they delete or run anything."""
 
         def __init__(self, *args, **kwargs):
             coursedir = getattr(kwargs.get("parent"), "coursedir", None)
@@ -49,23 +59,47 @@ def _refuse_nbgrader_autograde(assignment):
                 super().__init__(*args, **kwargs)  # another assignment: nbgrader's as usual
                 return
             student = getattr(coursedir, "student_id", "") or "*"
-            only = "" if student == "*" else f" --student {{student}}"
             message = (
-                f"nbgrader's autograde is turned off for {{assignment}} in this course root: it "
-                "would run the student's code outside the autograder's sandbox and replace its "
-                f"results; grade with: python -m autograder autograde {{assignment}} --root "
-                f"{{getattr(coursedir, 'root', '.')}}{{only}} --force"
+                f"nbgrader's {{step}} is turned off for {{assignment}} in this course root: {{why}}; "
+                + instead(getattr(coursedir, "root", "."), student)
             )
             log = getattr(kwargs.get("parent"), "log", None)
             if log is not None:
                 log.error(message)
             raise NbGraderException(message)
 
-    return RefuseNbgraderAutograde
+    return RefuseInNbgrader
+
+
+def _refuse_nbgrader_autograde(assignment):
+    from nbconvert.exporters import NotebookExporter
+
+    def instead(root, student):
+        only = "" if student == "*" else f" --student {{student}}"
+        return f"grade with: python -m autograder autograde {{assignment}} --root {{root}}{{only}} --force"
+
+    return _refuse_in_nbgrader(
+        assignment, NotebookExporter, "autograde",
+        "it would run the student's code outside the autograder's sandbox and replace its results",
+        instead)
+
+
+def _refuse_nbgrader_generate_feedback(assignment):
+    from nbconvert.exporters import HTMLExporter
+
+    def instead(root, student):
+        return ("write them with: python -m autograder cohort feedback <cohort> (a cohort's "
+                f"root), or python -m autograder export --root {{root}}; then release_feedback")
+
+    return _refuse_in_nbgrader(
+        assignment, HTMLExporter, "generate_feedback",
+        "its pages would replace the autograder's feedback pages in feedback/ (without their "
+        "diagnoses, carried-forward explanations and version notes)", instead)
 
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 c.Autograde.exporter_class = _refuse_nbgrader_autograde({assignment!r})
+c.GenerateFeedback.exporter_class = _refuse_nbgrader_generate_feedback({assignment!r})
 {end}
 '''
 

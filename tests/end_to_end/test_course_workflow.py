@@ -273,6 +273,9 @@ def test_a_decision_after_feedback_and_export_reaches_every_copy(round_trip):
                            str(a.root)], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "also rewritten:" in done.stdout and "NOT rewritten" not in done.stdout
+    # The page release_feedback put in the exchange is the old one (issue 51).
+    assert ("released feedback of a2 is older than its grade: run `nbgrader release_feedback "
+            f"{ASSIGNMENT}` in {a.root} again") in done.stdout, done.stdout
     total = read_csv(a.root / "grades.csv")["a2"]["total"]
     assert float(total) > float(before["total"])
 

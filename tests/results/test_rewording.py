@@ -36,7 +36,7 @@ DATA = {"format", "student", "assignment", "status", "part", "points", "max_poin
         "submission_hash", "grading_key", "isolation", "seconds", "submitted_at", "due",
         "late", "time_source", "received_at", "cohort", "graded_on",
         "review_apart", "late_penalty", "parts", "tests", "messages", "notes", "ta_notes",
-        "version", "rule", "counted", "why", "versions", "hash"}
+        "version", "rule", "counted", "why", "versions", "hash", "inputs_hash"}
 # Output columns that are sentences for people (the only ones that may differ).
 PROSE_COLUMNS = {"reason", "ta_notes", "details", "note", "late_policy"}
 

@@ -189,3 +189,27 @@ def test_formgrader_shows_opens_and_records_our_grades_and_its_autograde_refuses
     page = (course.autograded(UNJUDGED) / FEEDBACK_HTML).read_text(encoding="utf-8")
     assert "scored 7 by formgrader" in page
     assert graded_notebook.path(course, UNJUDGED).is_file()
+
+
+def _feedback_tree(course: Course) -> dict[str, bytes]:
+    folder = course.root / "feedback"
+    return {str(path.relative_to(folder)): path.read_bytes()
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def test_formgraders_generate_feedback_refuses_and_leaves_the_graders_pages(course, formgrader):
+    """Issue 51: Generate Feedback replaced every page in feedback/ with nbgrader's rendering
+    (no diagnoses, carried-forward explanations or version notes), and Release Feedback would
+    send those."""
+    from autograder.views.nbgrader_feedback import write_feedback
+
+    assert len(write_feedback(course, SPEC)) == 2  # `cohort feedback`, as a TA runs it
+    before = _feedback_tree(course)
+    for path in (f"/formgrader/api/assignment/{SPEC.name}/generate_feedback",
+                 f"/formgrader/api/assignment/{SPEC.name}/{UNJUDGED}/generate_feedback"):
+        answer = formgrader.json("POST", path)
+        assert answer["success"] is False, (path, answer)
+        assert "generate_feedback is turned off" in answer["log"], answer["log"]
+        assert "python -m autograder cohort feedback" in answer["log"]
+        assert f"python -m autograder export --root {course.root}" in answer["log"]
+        assert _feedback_tree(course) == before, path

@@ -160,6 +160,35 @@ def test_a_formgrader_score_is_read_in_and_a_changed_part_is_flagged_not_dropped
     assert len(set(_everywhere(course, UNJUDGED).values())) == 1
 
 
+def test_a_resubmission_keeps_a_decision_unless_what_the_part_judged_changed(tmp_path, graded):
+    """Issue 51: a resubmission that only added a markdown cell voided the TA's score of the
+    limitation ("has changed since"); a changed limitation text must still void it."""
+    course = _graded_copy(graded, tmp_path)
+    decided = _review(course.root, "set", UNJUDGED, "limitation", "7", "--by", "ta-ann")
+    assert decided.returncode == 0, decided.stderr
+    before = load(course.autograded(UNJUDGED) / RESULTS_JSON)
+
+    notebook = course.submitted(UNJUDGED) / SPEC.notebook
+    cells = json.loads(notebook.read_text(encoding="utf-8"))
+    cells["cells"].append({"cell_type": "markdown", "metadata": {}, "source": "Thanks!"})
+    notebook.write_text(json.dumps(cells), encoding="utf-8")
+    grade_course(course, options=OPTIONS)
+    result = load(course.autograded(UNJUDGED) / RESULTS_JSON)
+    assert result.submission_hash != before.submission_hash  # regraded: another submission
+    part = result.part("limitation")
+    assert part.points == 7 and part.decided.startswith("scored 7 by ta-ann"), part.decided
+    assert not result.needs_review
+
+    evidence = course.submitted(UNJUDGED) / SPEC.evidence_file
+    data = json.loads(evidence.read_text())
+    data["limitation"] += " It also cannot say when it is unsure."
+    evidence.write_text(json.dumps(data, indent=2))
+    grade_course(course, options=OPTIONS)
+    part = load(course.autograded(UNJUDGED) / RESULTS_JSON).part("limitation")
+    assert part.needs_review and part.decided.startswith("not applied"), part.decided
+    assert "changed since" in part.decided
+
+
 def test_a_formgrader_score_read_in_by_review_is_in_every_output_at_once(tmp_path, graded):
     """Issue 37: `review list` read a formgrader score in, while grades.csv, results.json and
     feedback.html kept the old total until the next `autograde`. Issue 51: `list` only reads

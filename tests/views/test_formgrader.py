@@ -209,14 +209,15 @@ def test_a_block_under_the_old_markers_is_replaced_not_doubled(tmp_path):
     assert not formgrader.install(tmp_path, VECTORS.name)
 
 
-def _refusing_exporter() -> type:
-    """The exporter class the block configures, as nbgrader's config loader would run it."""
+def _refusing_exporter(converter: str = "Autograde") -> type:
+    """The exporter class the block configures for nbgrader's ``converter``, as nbgrader's
+    config loader would run it."""
     from traitlets.config import Config
 
     config = Config()
     exec(compile(formgrader.block(VECTORS.name), "nbgrader_config.py", "exec"),  # noqa: S102
          {"get_config": lambda: config})
-    return config.Autograde.exporter_class
+    return config[converter].exporter_class
 
 
 @pytest.mark.parametrize("assignment, refused", [(VECTORS.name, True), ("*", True),
@@ -238,6 +239,51 @@ def test_the_exporter_refuses_for_this_assignment_only(assignment, refused, tmp_
     assert "\n" not in message and "sandbox" in message
     assert (f"python -m autograder autograde {VECTORS.name} --root {tmp_path} --student s1"
             in message)
+
+
+@pytest.mark.parametrize("assignment, refused", [(VECTORS.name, True), ("*", True),
+                                                 ("other_assignment", False)])
+def test_the_feedback_exporter_refuses_for_this_assignment_only(assignment, refused, tmp_path):
+    """Issue 51: generate_feedback (formgrader's Generate Feedback) replaced our pages."""
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.converters.base import NbGraderException
+    from traitlets.config import LoggingConfigurable
+
+    parent = LoggingConfigurable()  # nbgrader's GenerateFeedback converter, as far as it is used
+    parent.coursedir = SimpleNamespace(assignment_id=assignment, student_id="s1",
+                                       root=str(tmp_path))
+    exporter = _refusing_exporter("GenerateFeedback")
+    if not refused:
+        assert isinstance(exporter(parent=parent), HTMLExporter)  # nbgrader's, as usual
+        return
+    with pytest.raises(NbGraderException) as raised:
+        exporter(parent=parent)
+    message = str(raised.value)
+    assert "\n" not in message and "generate_feedback is turned off" in message
+    assert "python -m autograder cohort feedback <cohort>" in message
+    assert f"python -m autograder export --root {tmp_path}" in message
+
+
+@pytest.mark.slow
+def test_nbgrader_generate_feedback_refuses_in_a_recorded_root_and_touches_nothing(tmp_path):
+    """The real `nbgrader generate_feedback` (formgrader's button runs the same converter)."""
+    from autograder.views.nbgrader_feedback import write_feedback
+
+    course = Course(tmp_path, VECTORS.name)
+    submit(tmp_path, "s1")
+    save(_result("s1"), course.autograded("s1") / RESULTS_JSON)
+    (course.autograded("s1") / "feedback.html").write_text("<p>the grader's page</p>")
+    gradebook.record(course, [_result("s1")], assignment=VECTORS)
+    graded_notebook.write(course, _result("s1"), assignment=VECTORS)
+    [page] = write_feedback(course, VECTORS)
+    before = page.read_bytes()
+    done = subprocess.run([*nbgrader_command(), "generate_feedback", VECTORS.name, "--force"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    said = [line for line in done.stderr.splitlines() if "turned off" in line]
+    assert len(said) == 1 and "python -m autograder cohort feedback" in said[0], done.stderr
+    assert "Traceback" not in done.stderr
+    assert page.read_bytes() == before
 
 
 @pytest.mark.slow
