@@ -132,7 +132,8 @@ def test_a_tas_day_keeps_every_output_equal(tmp_path, graded_sample_cohort):
     assert (root / "decisions.json").read_bytes() == decisions
     assert_every_output_agrees(course, 'a refused decision')
 
-    # A score entered as formgrader does, read in by `review list`.
+    # A score entered as formgrader does: named by `review list` (which only reads), read in
+    # by the next command that changes the root (issue 51).
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as book:
@@ -140,7 +141,8 @@ def test_a_tas_day_keeps_every_output_equal(tmp_path, graded_sample_cohort):
         grade.manual_score, grade.needs_manual_grade = 10, False
         book.db.commit()
     listed = cli("review", "list", "--root", str(root))
-    assert f"from formgrader: {MONKEY} evidence scored 10 by formgrader" in listed.stdout
+    assert f"({MONKEY} evidence 10)" in listed.stderr
+    cli("export", "--root", str(root))
     results = assert_every_output_agrees(course, 'a formgrader score read in')
     assert results[MONKEY].part("evidence").points == 10
 
