@@ -156,11 +156,26 @@ def test_an_immutable_grades_csv_is_one_line_from_autograde_and_review_set(root:
     assert not _half_written(root)
 
 
-def test_a_report_that_cannot_be_rewritten_fails_the_command(root: Path) -> None:
-    """A decision changes the grades; the report's folder is immutable: the command says the
-    report is NOT rewritten (its line, as before) and exits non-zero, not 0."""
+def test_a_report_folder_that_cannot_be_written_is_one_line_and_changes_nothing(root: Path
+                                                                              ) -> None:
+    """A decision changes the grades; the report's folder is immutable: one line naming the
+    report's file, exit 1, and the decision is not half-made (the root's change is rolled
+    back: decisions.json and grades.csv as they were)."""
+    before = {name: (root / name).read_bytes() for name in ("grades.csv",)}
     with _immutable(root / "report"):
         done = _grader(root, "review", "set", "s2", "normalize", "1", "--note", "checked")
+    line = _one_error(done)
+    assert line.startswith(f"error: operation not permitted on {root / 'report'}/"), line
+    assert {name: (root / name).read_bytes() for name in before} == before
+    assert not _half_written(root)
+
+
+def test_a_copy_that_could_not_be_rewritten_fails_the_command(root: Path) -> None:
+    """A Canvas file an earlier version wrote (its settings not kept in course.json) cannot be
+    rewritten after a decision: the command says "NOT rewritten" (its line, as before) and
+    exits 1, not 0."""
+    (root / "canvas-grades.csv").write_text("Student,ID\n", encoding="utf-8")
+    done = _grader(root, "review", "set", "s2", "normalize", "1", "--note", "checked")
     assert done.returncode == 1, (done.stdout, done.stderr)
-    assert "NOT rewritten: the report" in done.stdout and "report.html" in done.stdout
+    assert "NOT rewritten: canvas-grades.csv" in done.stdout, done.stdout
     assert "Traceback" not in done.stderr
