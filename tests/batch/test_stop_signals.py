@@ -61,14 +61,18 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _of_this_run(pid: int, root: Path) -> bool:
-    """Still a process of this run (a grading process names the root on its command line, the
-    zygote its module), not another that took a freed pid."""
+def _command_line(pid: int) -> bytes:
     try:
-        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
-        return False
-    return str(root).encode() in command or b"autograder.untrusted" in command
+        return b""
+
+
+def _of_this_run(pid: int, coordinator: bytes) -> bool:
+    """Still a process of this run (a grading process has the coordinator's command line,
+    the zygote its own module's), not another that took a freed pid."""
+    command = _command_line(pid)
+    return command == coordinator or b"autograder.untrusted.zygote" in command
 
 
 def _open_files(pid: int) -> set[str]:
@@ -103,12 +107,14 @@ def stop_midway(command: list[str], root: Path, signum: int, folder: Path) -> Af
     with stderr.open("w") as err:
         run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err)
     of_the_run: set[int] = set()
+    coordinator = b""
     try:
         deadline = time.monotonic() + 180
         while not _graded(root) and run.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert run.poll() is None and 0 < _graded(root) < STUDENTS, stderr.read_text()
         of_the_run = _descendants(run.pid)
+        coordinator = _command_line(run.pid)
         assert len(of_the_run) >= 3, of_the_run  # the zygote, two grading processes
         lock = str((root / LOCK_FILE).resolve())
         holding_the_lock = [pid for pid in of_the_run if lock in _open_files(pid)]
@@ -120,7 +126,7 @@ def stop_midway(command: list[str], root: Path, signum: int, folder: Path) -> Af
         left = [pid for pid in of_the_run if _alive(pid)]
     finally:  # nothing left to the next test, whatever failed
         for pid in of_the_run:
-            if _alive(pid) and _of_this_run(pid, root):
+            if _alive(pid) and _of_this_run(pid, coordinator):
                 os.kill(pid, signal.SIGKILL)
         if run.poll() is None:
             run.kill()
