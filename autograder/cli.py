@@ -7,6 +7,7 @@ registering a command is one line in ``COMMANDS``.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from autograder.batch import interrupts  # signal and threading only
 from autograder.spec import SPEC_FILE, SpecError, load_spec  # cheap: specs load on first use
 from autograder.startup import prepare_process
 
@@ -161,12 +163,41 @@ def warn_if_open(root: object, command: str) -> None:
         print(f"warning: {line}", file=sys.stderr)
 
 
+AGAIN = "then run the same command again"
+RESOURCES = {
+    errno.ENOSPC: ("no space left on the device of {path}", f"free space, {AGAIN}"),
+    errno.EDQUOT: ("your disk quota is used up, writing {path}",
+                   f"free space within it (or ask for a larger one), {AGAIN}"),
+    errno.EROFS: ("{path} is on a read-only file system",
+                  f"mount it read-write (or work on a copy of the root), {AGAIN}"),
+    errno.EACCES: ("permission denied on {path}",
+                   f"make it readable and writable by you (`ls -l` shows who may), {AGAIN}"),
+    errno.EPERM: ("operation not permitted on {path}",
+                  "an immutable file or folder (`lsattr -d` shows an i) needs `chattr -i`; "
+                  f"otherwise make it writable by you, {AGAIN}"),
+}
+"""What a command's file could not be written for (the machine's, not the grader's): what and
+the fix; ``resource_line`` fills in the file."""
+
+
+def resource_line(error: OSError, root: object = None) -> str | None:
+    """One line for a file of the root the machine would not let a command write (a full disk,
+    a quota, a read-only mount, an unwritable or immutable file), naming the file (else the
+    root) and the fix; None for any other ``OSError``, which surfaces as it is."""
+    if error.errno not in RESOURCES:
+        return None
+    what, fix = RESOURCES[error.errno]
+    path = error.filename or (f"the course root {root}" if root is not None else "a file")
+    return f"{what.format(path=path)}: {fix}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the chosen command; returns the exit status. A spec that
     contradicts itself or the hidden checks, found as a command loads it or checks it
     first (``require_consistent_spec``), is one line and exit 2, like a usage mistake."""
     argv = list(sys.argv[1:] if argv is None else argv)
     prepare_process()  # before a command's modules import theirs
+    restore = interrupts.stop_on_signals()  # SIGTERM, SIGHUP: as Ctrl-C, one line below
     args = None
     try:
         args = build_parser(argv).parse_args(argv)
@@ -184,15 +215,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `... | head`: the reader left; nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except OSError as error:  # a full disk, an unwritable file (BrokenPipeError: above)
+        line = resource_line(error, getattr(args, "root", None))
+        if line is None:
+            raise
+        print(f"error: {line}", file=sys.stderr)
+        return 1
     except Exception as error:  # a record a newer grader wrote: one line (never imported here)
         record = sys.modules.get("autograder.results.result")
         if record is None or not isinstance(error, record.NewerRecord):
             raise
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(interrupted_line(args), file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as error:  # Ctrl-C, SIGTERM, SIGHUP (autograder.batch.interrupts)
+        print(interrupts.stopped_by(error) + interrupted_line(args).removeprefix("interrupted"),
+              file=sys.stderr)
+        return interrupts.exit_status(error)
+    finally:
+        restore()
 
 
 def interrupted_line(args: argparse.Namespace | None) -> str:

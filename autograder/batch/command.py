@@ -55,6 +55,7 @@ from autograder.assignments import Assignment, exposure, remembered
 from autograder.assignments.arguments import add_assignment_arguments, assignment_in_root
 from autograder.base import stages
 from autograder.base.course import SUBMITTED, Course
+from autograder.batch import interrupts
 from autograder.batch.cluster.choice import SLURM, ClusterError, parse_cluster
 from autograder.batch.options import BatchOptions, launch_sandbox
 from autograder.batch.root_lock import RootBusy, hold
@@ -268,12 +269,13 @@ def lateness_words(summary: BatchSummary) -> str:
             + (f"; {penalised} penalised: {policy}" if policy else "") + ")")
 
 
-def interrupted_line(force: bool) -> str:
-    """What to do after Ctrl-C: the same command resumes, unless it was --force (which
-    would regrade everything again)."""
+def interrupted_line(force: bool, error: KeyboardInterrupt | None = None) -> str:
+    """What to do after Ctrl-C (or the SIGTERM or SIGHUP ``error`` names): the same command
+    resumes, unless it was --force (which would regrade everything again)."""
     again = ("run it again without --force to resume (with --force it starts over)" if force
              else "run the same command again to resume")
-    return (f"interrupted: every output of the root is as it was before this run; what was "
+    said = interrupts.stopped_by(error) if error is not None else "interrupted"
+    return (f"{said}: every output of the root is as it was before this run; what was "
             f"already graded is kept; {again}")
 
 
@@ -339,13 +341,15 @@ def chosen_assignment(args: argparse.Namespace) -> Assignment:
     return assignment_in_root(args, args.root.resolve(), remember=False)  # by _grade
 
 
-def _publish(course: Course, assignment: Assignment) -> str:
+def _publish(course: Course, assignment: Assignment) -> tuple[str, bool]:
     """Every copy of the grades that exists in the root (feedback copies, LMS files,
-    summary.md, nbgrader's export, the report) rewritten from the new results; its line."""
+    summary.md, nbgrader's export, the report) rewritten from the new results; its line, and
+    whether a copy could not be (the command then exits non-zero)."""
     # publish.views (1.4 ms): not before the zygote starts
     from autograder.publish.views import publish
 
-    return publish(course, assignment, course.students()).line()
+    published = publish(course, assignment, course.students())
+    return published.line(), bool(published.stale)
 
 
 def check_extensions(course: Course, extensions: dict[str, datetime | None]) -> None:
@@ -480,9 +484,9 @@ def run(args: argparse.Namespace) -> int:
     """``autograde``; Ctrl-C ends it with one line saying how to resume."""
     try:
         return _run(args)
-    except KeyboardInterrupt:
-        print(interrupted_line(args.force), file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as error:  # Ctrl-C, SIGTERM, SIGHUP
+        print(interrupted_line(args.force, error), file=sys.stderr)
+        return interrupts.exit_status(error)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -549,7 +553,7 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
                           version_rule=settings.version_rule)
         summary = grade_course(course, students, options, sandbox, assignment=assignment)
         with stages.stage("publish: every output of the root (issue 37)"):
-            published = _publish(course, assignment)
+            published, stale = _publish(course, assignment)
         stages.save("coordinator")
     except (UsageError, IsolationError, UidLeaseError, GradebookError, ClusterError,
             RootSettingsError, RootBusy, SpecError) as error:
@@ -564,4 +568,4 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
         print(published)
     print(f"grades: {summary.csv_path}")
     print(f"per student: {course.autograded('<student>')}/results.json, feedback.html")
-    return 1 if summary.count(STATUS_ERROR) else 0
+    return 1 if summary.count(STATUS_ERROR) or stale else 0  # a copy left stale: not done

@@ -16,6 +16,7 @@ from the registry); each grading process keeps it in its session.
 
 from __future__ import annotations
 
+import errno
 import multiprocessing
 import multiprocessing.util
 import os
@@ -24,7 +25,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
@@ -47,7 +48,7 @@ from autograder.batch.outcome import (
     save_version_result,
     write_record_files,
 )
-from autograder.batch.root_lock import hold
+from autograder.batch.root_lock import close_inherited, hold
 from autograder.grading.runner import require_consistent_spec
 from autograder.grading.session import GradingSession, warm_up_checks
 from autograder.grading.submission import content_hash, load_submission
@@ -57,6 +58,7 @@ from autograder.results.root_settings import due_text
 from autograder.sandbox.client import IsolationError
 from autograder.sandbox.uids import UidLease
 from autograder.sandbox.zygote import Zygote, discard
+from autograder.untrusted.lifeline import die_with_parent
 from autograder.views import gradebook, grades_csv
 from autograder.views.outputs import import_formgrader, with_decisions
 from autograder.views.student_files import write_gradebook, write_grades_csv
@@ -73,6 +75,7 @@ class BatchSummary:
     csv_path: Path
     due: str = ""  # the due date ``late`` was decided against ("" = none: not judged)
     cohort: str = ""
+    unpublished: list[str] = field(default_factory=list)  # copies not rewritten: exit non-zero
 
     def count(self, status: str) -> int:
         return sum(1 for result in self.results if result.status == status)
@@ -90,6 +93,7 @@ class Job(NamedTuple):
 # ------------------------------------------------------------ inside a grading process
 
 _SESSION = None
+MACHINE_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)  # no student's fault, nor grader's
 INTERRUPT_POLL = 0.2  # seconds between the coordinator's looks for a Ctrl-C while it waits
 
 
@@ -104,13 +108,17 @@ def _quiet_interrupt(signum: int, frame: object) -> None:
 
 
 def _start_session(channels: list, slots: multiprocessing.Queue, options: BatchOptions,
-                   assignment: Assignment) -> None:
+                   assignment: Assignment, coordinator: int) -> None:
     """Process-pool initializer (in a process forked from the warm coordinator, so its
     arguments are inherited, never pickled): its own channel to the shared zygote, a sandbox
-    user id of its own, and the assignment every submission of the batch is graded as."""
+    user id of its own, and the assignment every submission of the batch is graded as. It
+    dies with the ``coordinator`` (even a ``kill -9`` of it), and never holds the root's lock."""
     global _SESSION
-    if not interrupts.ignored():  # a coordinator started deaf to Ctrl-C: so are we
-        signal.signal(signal.SIGINT, _quiet_interrupt)
+    die_with_parent(coordinator)  # forked by the thread that waits on the pool: as long-lived
+    close_inherited()
+    for signum in interrupts.STOPPING:  # Ctrl-C, or SIGTERM and SIGHUP (systemd's to all)
+        if not interrupts.ignored(signum):  # a coordinator started deaf to one: so are we
+            signal.signal(signum, _quiet_interrupt)
     _SESSION = GradingSession(zygote=channels[slots.get()], lease=UidLease.acquire(),
                               assignment=assignment, limits=options.limits,
                               isolate=options.isolate, allow_weaker=options.allow_weaker)
@@ -259,7 +267,8 @@ def _run_pool(
         with stages.stage("coordinator: wait for the grading processes"), \
                 interrupts.deferred(), ProcessPoolExecutor(
                     jobs, mp_context=context, initializer=_start_session,
-                    initargs=(channels, slots, options, assignment)) as pool:
+                    initargs=(channels, slots, options, assignment,
+                              os.getpid())) as pool:
             running: dict = {}
             started = False
             while queue or running:
@@ -281,6 +290,10 @@ def _run_pool(
                         lost.append(job)
                     except IsolationError:
                         raise
+                    except OSError as error:  # a full disk is the machine's: the run stops
+                        if error.errno in MACHINE_FULL:  # (one line from autograder.cli)
+                            raise
+                        on_result(job, error_result(job.student, assignment, error))
                     except Exception as error:  # noqa: BLE001 - one student's grader failure is a row
                         on_result(job, error_result(job.student, assignment, error))
                 if lost:

@@ -211,3 +211,17 @@ def _changed(root: Path, command: str) -> Iterator[None]:
         journal.rollback(change)
     else:
         journal.commit(change)
+
+
+def close_inherited() -> None:
+    """In a process forked while this one held a root (a grading process): close its copies of
+    the lock files, never unlocking them (that would unlock the holder too). ``flock``'s lock
+    belongs to the open file, which a fork shares: a grading process that outlived its
+    coordinator would otherwise keep the root locked in the name of a dead pid."""
+    names = (LOCK_FILE, LEGACY_LOCK_FILE)
+    for entry in Path("/proc/self/fd").glob("*"):
+        try:
+            if Path(os.readlink(entry)).name in names:
+                os.close(int(entry.name))
+        except (OSError, ValueError):  # the listing's own descriptor, closed meanwhile
+            continue

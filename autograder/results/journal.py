@@ -27,12 +27,14 @@ it to stop a command at each kind of write.
 from __future__ import annotations
 
 import errno
+import filecmp
 import fnmatch
 import json
 import os
 import shutil
 import signal
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -325,12 +327,29 @@ def _undo(root: Path, folder: Path) -> None:
             if kept is not None and kept.exists():
                 _restore_database(kept, path)
         elif kept is not None and os.path.lexists(kept):  # else put back already
+            if kind == "file" and _never_replaced(kept, path):  # its write failed (immutable)
+                kept.unlink()
+                continue
             if kind == "tree":
                 _remove(path)
             os.replace(kept, path)
     done = root / f"{_DONE}-{os.getpid()}"
     os.rename(folder, done)
     shutil.rmtree(done, ignore_errors=True)
+
+
+def _never_replaced(kept: Path, path: Path) -> bool:
+    """``path`` is still what was kept (its hard link, or a copy with the same bytes: an
+    immutable file cannot be linked): nothing to put back, and putting it back would fail
+    where the write did (an immutable file, a read-only folder)."""
+    try:
+        one, other = os.lstat(kept), os.lstat(path)
+        if (one.st_dev, one.st_ino) == (other.st_dev, other.st_ino):
+            return True
+        return (stat.S_ISREG(one.st_mode) and stat.S_ISREG(other.st_mode)
+                and one.st_size == other.st_size and filecmp.cmp(kept, path, shallow=False))
+    except OSError:
+        return False
 
 
 def _remove(path: Path) -> None:

@@ -292,6 +292,22 @@ def _reader(kind: Any) -> Callable[[Any], Any]:
     return lambda value: value
 
 
+def _naming_the_file(write: Callable[[Path, str], None]) -> Callable[[Path, str], None]:
+    """An ``OSError`` of ``write`` (a full disk, an immutable file or folder, a read-only
+    mount) names the file it was writing, not its temporary one or none (a failed ``write``
+    names no file): ``autograder.cli`` says it in one line."""
+
+    @functools.wraps(write)
+    def writing(path: Path, text: str) -> None:
+        try:
+            write(path, text)
+        except OSError as error:  # the same kind (OSError picks it by errno), this file's
+            raise OSError(error.errno, error.strerror, str(path)) from error
+
+    return writing
+
+
+@_naming_the_file
 def write_atomically(path: Path, text: str) -> None:
     """Write via a temporary file and rename: a killed run never leaves half a file (and,
     inside a change of a course root, what the file was is kept in its journal first)."""

@@ -203,8 +203,7 @@ def _decide(course: Course, decisions: Decisions, args: argparse.Namespace,
     decisions.save()
     final = rewrite_student(course, result, decisions, assignment=assignment)
     print(written_line(final))
-    _publish(course, assignment, [args.student])
-    return 0
+    return 1 if _publish(course, assignment, [args.student]) else 0  # a copy left stale
 
 
 def said_when_interrupted(args: argparse.Namespace) -> str:
@@ -226,15 +225,17 @@ def written_line(result: SubmissionResult) -> str:
             "results.json, feedback.html and grades.csv; the gradebook has no score for it)")
 
 
-def _publish(course: Course, assignment: Assignment, students: list[str]) -> None:
+def _publish(course: Course, assignment: Assignment, students: list[str]) -> bool:
     """Every copy of the grades that exists in the root (feedback copies, LMS files, the
-    report...) follows the decision before the command returns."""
+    report...) follows the decision before the command returns; whether one could not."""
     # publish.views (1.4 ms): not at a command's start
     from autograder.publish.views import publish
 
-    line = publish(course, assignment, students).line()
+    published = publish(course, assignment, students)
+    line = published.line()
     if line:
         print(line)
+    return bool(published.stale)
 
 
 def _clear_manual_score(course: Course, result: SubmissionResult, part: str,

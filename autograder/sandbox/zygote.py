@@ -22,6 +22,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,6 +30,7 @@ from pathlib import Path
 import autograder
 from autograder.legacy_names import WORKER_STDERR_ENV as LEGACY_STDERR_ENV
 from autograder.untrusted.isolation import WORKER_STDERR_ENV
+from autograder.untrusted.lifeline import PARENT_ENV
 from autograder.untrusted.zygote import HIDE_ENV, command_line, module_names
 
 THREAD_ENV = {
@@ -113,6 +115,8 @@ class Zygote:
         names = module_names(preload)  # before anything is started
         pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(channels)]
         env = zygote_environment(hide)
+        if threading.current_thread() is threading.main_thread():  # lives as long as we do
+            env[PARENT_ENV] = str(os.getpid())  # the zygote dies with us (untrusted.lifeline)
         fds = [theirs.fileno() for _, theirs in pairs]
         log = env.get(WORKER_STDERR_ENV)  # debugging the grader: the zygote's own errors too
         with open(log or os.devnull, "ab") as stderr:

@@ -35,6 +35,7 @@ from autograder.untrusted.isolation import (
     enter_namespaces,
     isolate,
 )
+from autograder.untrusted.lifeline import die_with_launcher
 
 PRELOAD_OPTION = "--preload"
 # Folders the workers must not see besides the grader's own (the assignment's bundle), as
@@ -266,6 +267,7 @@ def _fork_direct(direct: object, controls: list, config: dict, sock: socket.sock
 def main(control_fds: list[int], preload: Sequence[str] = ()) -> None:
     """The zygote's loop: fork a worker per request, on any channel, until all are closed.
     ``preload``: the assignment's modules, imported (and warmed up) before the first fork."""
+    die_with_launcher()  # a grader killed, even by kill -9: nothing left to serve
     # The imports make about 320,000 objects that live as long as the zygote: collecting
     # them over and over while importing costs about 0.25 s. Frozen afterwards, they are never
     # traversed again, here or in a worker (whose collections would otherwise touch, and so

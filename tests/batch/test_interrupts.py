@@ -76,3 +76,53 @@ def test_around_the_pool_a_ctrl_c_waits_for_a_safe_point():
                 interrupts.raise_if_interrupted()
         assert signal.getsignal(signal.SIGINT) is watching
     assert landed_quietly
+
+
+@pytest.fixture
+def default_stop_signals():
+    """SIGTERM and SIGHUP at their defaults for the test, put back after."""
+    previous = {signum: signal.signal(signum, signal.SIG_DFL) for signum in interrupts.STOPPING[1:]}
+    yield
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP],
+                         ids=lambda signum: signal.Signals(signum).name)
+def test_sigterm_and_sighup_stop_a_batch_as_ctrl_c_does(default_stop_signals, signum):
+    """Issue 51, item 10: raised where they land while watched, remembered around the pool,
+    and said by name with 128 + the signal's number."""
+    with pytest.raises(KeyboardInterrupt) as raised, interrupts.watched():
+        os.kill(os.getpid(), signum)
+        for _ in range(10_000):
+            pass
+    assert interrupts.exit_status(raised.value) == 128 + signum
+    assert interrupts.stopped_by(raised.value) == f"stopped by {signal.Signals(signum).name}"
+    with interrupts.watched():
+        with interrupts.deferred():
+            os.kill(os.getpid(), signum)
+            for _ in range(10_000):
+                pass
+            with pytest.raises(KeyboardInterrupt) as remembered:
+                interrupts.raise_if_interrupted()
+    assert interrupts.exit_status(remembered.value) == 128 + signum
+    assert signal.getsignal(signum) is signal.SIG_DFL
+
+
+def test_outside_a_batch_sigterm_raises_and_an_ignored_sighup_stays_ignored(
+        default_stop_signals):
+    """``autograder.cli`` makes SIGTERM a ``KeyboardInterrupt`` anywhere; a run started with
+    SIGHUP ignored (``nohup``) keeps ignoring it, in a batch too."""
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    restore = interrupts.stop_on_signals()
+    assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    with pytest.raises(KeyboardInterrupt) as raised:
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(10_000):
+            pass
+    assert interrupts.exit_status(raised.value) == 143
+    restore()
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    with interrupts.watched():
+        os.kill(os.getpid(), signal.SIGHUP)
+        interrupts.raise_if_interrupted()

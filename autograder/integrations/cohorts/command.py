@@ -28,6 +28,7 @@ from autograder.assignments import exposure
 from autograder.assignments.arguments import add_assignment_arguments
 from autograder.base import closed
 from autograder.base.course import FEEDBACK
+from autograder.batch import interrupts
 from autograder.batch.cluster.choice import ClusterError
 from autograder.batch.command import (
     add_grading_options,
@@ -140,11 +141,11 @@ def run(args: argparse.Namespace) -> int:
     """One step; Ctrl-C while grading ends with one line saying how to resume."""
     try:
         return _run(args)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as error:  # Ctrl-C, SIGTERM, SIGHUP
         if args.step != "grade":
             raise  # autograder.cli's line
-        print(interrupted_line(args.force), file=sys.stderr)
-        return 130
+        print(interrupted_line(args.force, error), file=sys.stderr)
+        return interrupts.exit_status(error)
 
 
 def summary_counts(cohort: Cohort) -> str:
@@ -213,4 +214,6 @@ def _run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print("\n".join(lines))
+    if args.step == "grade" and summary.unpublished:  # a copy left stale (said above)
+        return 1
     return 0

@@ -576,9 +576,10 @@ def _grade(cohort: Cohort, options: BatchOptions | None, say: Callable[[str], No
     from autograder.batch.engine import grade_course
 
     summary = grade_course(course, options=options, assignment=assignment)
-    published = publish(course, assignment, course.students()).line()  # as autograde ends
-    if published:
-        say(published)
+    published = publish(course, assignment, course.students())  # as autograde ends
+    if published.line():
+        say(published.line())
+    summary.unpublished = list(published.stale)
     return summary
 
 
