@@ -29,7 +29,7 @@ from autograder.assignments.arguments import add_graded_root_arguments, graded_c
 from autograder.base.course import FEEDBACK, Course
 from autograder.base.safe_text import shown_id
 from autograder.batch.root_lock import RootBusy, hold
-from autograder.publish.views import NBGRADER_EXPORT
+from autograder.publish.views import NBGRADER_EXPORT, publish
 from autograder.publish.views import nbgrader_export as write
 from autograder.results import root_settings
 from autograder.results.result import load, saved_results
@@ -97,7 +97,8 @@ def export_root(course: Course, assignment: Assignment, canvas: CanvasSettings,
     from autograder.views.nbgrader_feedback import write_feedback
 
     restored = restore_gradebook(course, assignment)
-    read_in_formgrader(course, assignment)  # a score entered there since: in every file below
+    if read_in_formgrader(course, assignment):  # a score entered there since: in every file
+        publish(course, assignment)  # below, and in the copies export does not write (report)
     target = course.root / NBGRADER_EXPORT
     nbgrader_export(course, target)
     root_settings.remember_lms(course.root, course.assignment, settings_data(canvas, moodle))
