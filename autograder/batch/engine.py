@@ -412,6 +412,12 @@ def _grade_course(
                     on_result(crashed, error_result(crashed.student, assignment, RuntimeError(
                         "the grading process was killed twice while grading this submission "
                         "(out of memory?)")))
+    except BaseException:
+        # Stopped (Ctrl-C, SIGTERM, an error): the gradebook thread ends before the root's
+        # change is rolled back, which puts the gradebook back as it was under it.
+        for thread in preparing:
+            thread.join(timeout=60)
+        raise
     finally:
         bar.close()
     # Which version counts (autograder.batch.version_rule): its result is the student's.
