@@ -37,7 +37,8 @@ def main() -> int:
     parser.add_argument("--signals", type=int, default=3, help="SIGTERM and SIGHUP trials per command")
     parser.add_argument("--disk", type=int, default=3, help="full-disk trials per command")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--only", default="", help="only trials whose id contains this")
+    parser.add_argument("--only", default="",
+                        help="only trials whose id contains one of these (comma-separated)")
     parser.add_argument("--verbose", action="store_true", help="every trial as it ends")
     args = parser.parse_args()
 
@@ -48,8 +49,9 @@ def main() -> int:
                          once={"immutable grades.csv": faults.COMMANDS,
                                "truncated results.json": faults.COMMANDS,
                                "garbage in decisions.json": faults.COMMANDS},
-                         seed=args.seed)
-    trials = [trial for trial in trials if args.only in trial.id]
+                         seed=args.seed, seen=faults.SEEN_KINDS,
+                         then_export={"review set": faults.SEEN_KINDS["review set"]})
+    trials = [trial for trial in trials if any(part in trial.id for part in args.only.split(","))]
     rows: dict[tuple[str, str], list[faults.Trial]] = defaultdict(list)
     began = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="faults-") as scratch:

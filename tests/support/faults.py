@@ -23,6 +23,7 @@ scripts/fault_injection.py (many, as a table).
 from __future__ import annotations
 
 import csv
+import fnmatch
 import hashlib
 import io
 import json
@@ -95,12 +96,19 @@ def run(argv: list[str], *, env: dict[str, str] | None = None,
 
 
 def start(argv: list[str], *, env: dict[str, str] | None = None) -> subprocess.Popen:
-    """``argv`` started from the repository, its own process group, SIGINT heard."""
+    """``argv`` started from the repository, its own process group, hearing SIGINT, SIGTERM
+    and SIGHUP as a TA's shell would (a harness started with ``nohup`` or in the background
+    of a script would hand its children an ignored SIGHUP or SIGINT)."""
     full = {key: value for key, value in os.environ.items() if key != FAULT_AFTER_WRITE}
     full |= {"AUTOGRADER_SINGLE_USER": "1"} | (env or {})
     return subprocess.Popen(argv, cwd=REPO, env=full, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=_default_signals)
+
+
+def _default_signals() -> None:
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def group_alive(pgid: int) -> bool:
@@ -462,11 +470,14 @@ def kill_after_write(scenario: Scenario, where: Path, ref: Reference, spec: str)
 
 
 def _times(root: Path) -> dict[Path, int]:
+    """Each file's time (the lock aside), read while a command changes the tree: a folder
+    or file gone between listing and reading is skipped (``os.walk`` ignores such errors)."""
     times = {}
-    for path in root.rglob("*"):
-        with suppress(OSError):
-            if path.is_file() and path.name != LOCK_FILE:
-                times[path] = path.stat().st_mtime_ns
+    for folder, _, names in os.walk(root):
+        for name in names:
+            if name != LOCK_FILE:
+                with suppress(OSError):
+                    times[Path(folder, name)] = os.stat(Path(folder, name)).st_mtime_ns
     return times
 
 
@@ -483,11 +494,37 @@ def wait_for_a_write(root: Path, process: subprocess.Popen, timeout: float) -> b
     return False
 
 
+def kill_on_write_seen(scenario: Scenario, where: Path, ref: Reference, spec: str, *,
+                       finish_with: bool = True) -> Trial:
+    """kill -9 of the command's process group as soon as a watcher sees the n-th change of a
+    file matching the glob (``"<glob>:<n>"``, root-relative, ``fnmatch``): the kill lands
+    within a poll (tens of milliseconds) after that write, without any hook in the grader."""
+    pattern, n = spec.rsplit(":", 1)
+    trial = Trial(f"SIGKILL when a write of {pattern} is seen", scenario.name)
+    root = copy_root(scenario.base, where)
+    seen: set[tuple[Path, int]] = set()
+    known = _times(root)
+    process = start(scenario.argv(root))
+    while process.poll() is None and len(seen) < int(n):
+        now = _times(root)
+        seen |= {(path, moment) for path, moment in now.items()
+                 if known.get(path) != moment
+                 and fnmatch.fnmatch(str(path.relative_to(root)), pattern)}
+        known |= now
+        time.sleep(0.01)
+    trial.landed = process.poll() is None
+    end_group(process)
+    trial.note = (f"killed after seeing {len(seen)} write(s) of {pattern}" if trial.landed
+                  else f"ended after {len(seen)} write(s) of {pattern}")
+    return finish(trial, scenario, root, ref) if finish_with else trial
+
+
 def terminate(scenario: Scenario, where: Path, ref: Reference, signum: int, seed: int) -> Trial:
     """SIGTERM or SIGHUP to the coordinator's pid alone (as systemd, a scheduler or a closed
     ssh session send it) once the command has begun writing the root, after a seeded share
     of its measured duration more (none for seed 0): it must stop like Ctrl-C (one line,
-    non-zero, every process of the run gone soon after)."""
+    non-zero, every process of the run gone soon after), or finish its change first and
+    exit 0 (the comparison then wants all of it)."""
     delay = 0.0 if seed == 0 else random.Random(seed).uniform(0, 0.5) * ref.seconds
     name = signal.Signals(signum).name
     trial = Trial(f"{name} to the coordinator", scenario.name,
@@ -517,6 +554,8 @@ def terminate(scenario: Scenario, where: Path, ref: Reference, signum: int, seed
     done = subprocess.CompletedProcess(process.args, process.returncode, out, err)
     if done.returncode == -signum:
         trial.problems.append(f"ended by {name} without a word (exit {done.returncode})")
+    elif done.returncode == 0:  # it finished its change first: the root must show all of it
+        trial.note += f"; completed despite {name} (exit 0)"
     else:
         trial.problems += one_line_problems(done)
     end_group(process)
@@ -595,7 +634,11 @@ def immutable(scenario: Scenario, where: Path, ref: Reference, name: str = "grad
     try:
         before = snapshot(root)
         done = run(scenario.argv(root))
-        trial.problems += one_line_problems(done, name)
+        if done.returncode == 0 and not differences(snapshot(root), ref.snapshot):
+            trial.landed = False  # nothing it had to change was in that file
+            trial.note = f"the command had nothing to write in {name}"
+        else:
+            trial.problems += one_line_problems(done, name)
         if done.returncode != 0:
             trial.problems += [f"changed by the refused command: {line}" for line in
                                differences(snapshot(root), before, against="before it")]
@@ -605,8 +648,9 @@ def immutable(scenario: Scenario, where: Path, ref: Reference, name: str = "grad
 
 
 def names_record(text: str, student: str) -> bool:
-    """Whether a line of ``text`` names ``student``'s results.json."""
-    return any("results.json" in line and student in line for line in text.splitlines())
+    """Whether ``text`` names ``student``'s results.json by its path (root-relative or
+    whole): "a1: no results.json yet" is not naming a file that is there but unreadable."""
+    return f"{student}/{ASSIGNMENT}/results.json" in text
 
 
 def corrupt_results(scenario: Scenario, where: Path, ref: Reference,
@@ -652,13 +696,15 @@ def garbage_decisions(scenario: Scenario, where: Path, ref: Reference) -> Trial:
 
 WRITE_KINDS = {
     "autograde": ["1", "3", "*/results.json:1", "*/feedback.html:1", "grades.csv:1",
-                  "gradebook.db:1", "canvas-grades.csv:1", "feedback/*:1", "versions/*:1"],
+                  "gradebook.db:1", "canvas-grades.csv:1", "feedback/*/*/*:1", "versions/*/*/*/results.json:1"],
     "review set": ["1", "decisions.json:1", "*/results.json:1", "*/feedback.html:1",
-                   "grades.csv:1", "gradebook.db:1", "canvas-grades.csv:1", "feedback/*:1"],
+                   "grades.csv:1", "gradebook.db:1", "canvas-grades.csv:1", "feedback/*/*/*:1"],
     "export": ["1", "nbgrader-export.csv:1", "canvas-grades.csv:1", "summary.md:1",
-               "feedback/*:1", "gradebook.db:1"],
+               "feedback/*/*/*:1", "gradebook.db:1"],
 }
-"""The writes of each command to kill right after (the journal hook's specs)."""
+"""The writes of each command to kill right after (the journal hook's specs). A glob names
+every part of the root-relative path (``feedback/*/*/*``), so it matches alike under
+``fnmatch`` (where ``*`` crosses ``/``) and ``PurePath.match``."""
 
 
 # ---------------------------------------------------------------- the plan
@@ -690,9 +736,12 @@ def _planned(kind: str, command: str, label: str, how: Callable[..., Trial],
 
 def plan(*, random_kills: int, write_kinds: dict[str, list[str]], signalled: tuple[str, ...],
          signal_trials: int, disk: dict[str, int], once: dict[str, tuple[str, ...]],
-         seed: int = 0) -> list[Planned]:
+         seed: int = 0, seen: dict[str, list[str]] | None = None,
+         then_export: dict[str, list[str]] | None = None) -> list[Planned]:
     """The trials: ``random_kills`` random moments for each command; a kill after each write
-    of ``write_kinds[command]``; SIGTERM and SIGHUP to each of ``signalled``; a full disk
+    of ``write_kinds[command]`` (the journal's hook) and as soon as a watcher sees each write
+    of ``seen[command]`` (no hook), the latter then followed by ``export`` for
+    ``then_export[command]``; SIGTERM and SIGHUP to each of ``signalled``; a full disk
     (``disk[command]`` trials: none free, then seeded amounts within what the command adds);
     and ``once[fault]``: the commands each of immutable grades.csv, truncated results.json
     and garbage in decisions.json is tried on."""
@@ -702,6 +751,12 @@ def plan(*, random_kills: int, write_kinds: dict[str, list[str]], signalled: tup
     trials += [_planned(f"SIGKILL after write {spec.split(':')[0] if ':' in spec else 'n'}",
                         command, f"after-write-{spec}", kill_after_write, spec)
                for command, specs in write_kinds.items() for spec in specs]
+    trials += [_planned(f"SIGKILL when a write of {spec.rsplit(':', 1)[0]} is seen", command,
+                        f"seen-{spec}", kill_on_write_seen, spec)
+               for command, specs in (seen or {}).items() for spec in specs]
+    trials += [_planned(f"SIGKILL when a write of {spec.rsplit(':', 1)[0]} is seen, then export",
+                        command, f"then-export-{spec}", kill_then_export, spec)
+               for command, specs in (then_export or {}).items() for spec in specs]
     for signum in (signal.SIGTERM, signal.SIGHUP):
         name = signal.Signals(signum).name
         trials += [_planned(f"{name} to the coordinator", command, f"{name}-{n}", terminate,
@@ -723,3 +778,58 @@ def full_disk_seeded(scenario: Scenario, where: Path, ref: Reference, seed: int)
     command adds (measured by its uninterrupted run)."""
     leave = 0 if seed == 0 else int(random.Random(seed).uniform(0, ref.grows))
     return full_disk(scenario, where, ref, leave)
+
+SEEN_KINDS = {
+    "autograde": ["autograded/*/results.json:1", "autograded/*/results.json:2",
+                  "autograded/*/feedback.html:1", "autograded/*/feedback.html:2",
+                  "versions/*:1", "grades.csv:1", "gradebook.db:1", "canvas-grades.csv:1",
+                  "summary.md:1", "feedback/*:1"],
+    "review set": ["decisions.json:1", "autograded/*/results.json:1",
+                   "autograded/*/feedback.html:1", "grades.csv:1", "gradebook.db:1",
+                   "canvas-grades.csv:1", "summary.md:1", "feedback/*:1"],
+    "export": ["nbgrader-export.csv:1", "canvas-grades.csv:1", "moodle-grades.csv:1",
+               "summary.md:1", "feedback/*:1", "gradebook.db:1"],
+}
+"""The writes a watcher kills each command on seeing (``fnmatch``: ``*`` crosses ``/``)."""
+
+
+# ---------------------------------------------------------------- another next command
+
+_THEN: dict[tuple[str, str], tuple[dict[str, object], dict[str, object]]] = {}
+
+
+def then_references(scenario: Scenario, where: Path,
+                    then: Callable[[Path], list[str]]) -> tuple[dict[str, object], dict[str, object]]:
+    """The snapshots of ``then`` run after the whole command, and instead of it (once per
+    scenario: a half-done command followed by ``then`` must end as one of the two)."""
+    key = (str(scenario.base), " ".join(then(Path("root"))[3:4]))
+    if key not in _THEN:
+        after = copy_root(scenario.base, where / "after")
+        must(run(scenario.argv(after)), scenario.name)
+        must(run(then(after)), "the next command")
+        before = copy_root(scenario.base, where / "before")
+        must(run(then(before)), "the next command")
+        _THEN[key] = (snapshot(after), snapshot(before))
+    return _THEN[key]
+
+
+def kill_then_export(scenario: Scenario, where: Path, ref: Reference, spec: str) -> Trial:
+    """A kill as a watcher sees the write ``spec``, then not the same command again but
+    ``export`` (what a TA may well run next): all or nothing, the root must end as
+    ``export`` leaves it after the whole command or without it, and ``status`` agree."""
+    after, before = then_references(scenario, where / "references", export_argv)
+    trial = kill_on_write_seen(scenario, where / "trial", ref, spec, finish_with=False)
+    trial.fault = f"{trial.fault}, then export"
+    root = where / "trial" / "root"
+    done = run(export_argv(root))
+    if done.returncode != 0:
+        trial.problems.append(f"export failed ({done.returncode}): "
+                              f"{(done.stdout + done.stderr).strip()[-400:]}")
+        return trial
+    got = snapshot(root)
+    if got not in (after, before):
+        nearer = min((after, before), key=lambda want: len(differences(got, want)))
+        trial.problems += differences(got, nearer, against="all or nothing has")
+    states, _ = status_states(root)
+    trial.problems += status_problems(states, got, before if got == before else after)
+    return trial
