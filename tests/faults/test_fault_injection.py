@@ -33,7 +33,8 @@ SUITE = faults.plan(
           "garbage in decisions.json": ("autograde",)},
     then_export={"review set": ["decisions.json:1"]},
 )
-"""A few trials of each fault (about two minutes on two busy cores)."""
+"""A few trials of each fault: about four minutes on two cores shared with other runs (load
+8); scripts/fault_injection.py runs many more."""
 
 ISSUE = "issue 51"
 FAILS_ON_MAIN = {
