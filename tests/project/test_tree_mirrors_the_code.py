@@ -11,6 +11,7 @@ ENGINE, TESTS = REPO / "autograder", REPO / "tests"
 NOT_A_PACKAGE = {
     "h2_attention": "H2's own tests, beside the engine's",
     "end_to_end": "whole courses through the commands",
+    "faults": "each command hurt (kills, signals, a full disk, damaged records), every output compared",
     "project": "the repository as a whole: layers, names, docs",
     "support": "helpers for every folder",
     "bundles": "the test bundles the engine's tests grade",
