@@ -6,10 +6,10 @@ the whole command or without it), with ``status`` calling current exactly the ou
 do. A few trials of each fault (tests/support/faults.py); scripts/fault_injection.py runs
 many and prints the table.
 
-A trial that fails on today's main is an ``xfail(strict=True)`` naming the issue's item: the
-journal (autograder/results/journal.py) removes them as it fixes each. A kill after a write
-needs the journal's test hook (``AUTOGRADER_FAULT_AFTER_WRITE``): while a command ends unhurt
-with it set, the trial skips, saying so.
+``FAILED_BEFORE`` names the trials that failed before the journal (autograder/results/
+journal.py) and the signal handling, and why: each passes now. A kill after a write uses the
+journal's test hook (``AUTOGRADER_FAULT_AFTER_WRITE``); a command that ends unhurt with it
+set skips, saying so.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ SUITE = faults.plan(
 8); scripts/fault_injection.py runs many more."""
 
 ISSUE = "issue 51"
-FAILS_ON_MAIN = {
+FAILED_BEFORE = {
     "autograde-SIGTERM-0": f"{ISSUE} item 10: SIGTERM stops autograde without a word",
     "autograde-SIGHUP-0": f"{ISSUE} item 10: SIGHUP stops autograde without a word",
     "autograde-full-disk-0": f"{ISSUE} item 11: a full disk is a traceback, no path",
@@ -51,13 +51,11 @@ FAILS_ON_MAIN = {
                                                "feedback.html and the gradebook after export, "
                                                "and status calls them current",
 }
-"""The trials that fail on main today, and why (the issue's numbered items)."""
+"""The trials that failed at f493dfc, before issue 51, and why (its numbered items)."""
 
 
 def marked(planned: faults.Planned) -> object:
-    reason = FAILS_ON_MAIN.get(planned.id)
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-    return pytest.param(planned, id=planned.id, marks=marks)
+    return pytest.param(planned, id=planned.id)
 
 
 class References(dict):
@@ -105,4 +103,7 @@ def test_a_hurt_command_leaves_the_root_as_an_uninterrupted_run(planned, scenari
     assert not trial.problems, f"{planned.id} ({trial.note}):\n" + "\n".join(trial.problems)
     if not trial.landed:  # ended before the fault came: it agrees, and tells nothing more
         pytest.skip(f"the fault came after the command ended ({trial.note})")
-    assert not trial.problems, f"{planned.id} ({trial.note}):\n" + "\n".join(trial.problems)
+    regressed = f" (as before issue 51: {FAILED_BEFORE[planned.id]})" \
+        if planned.id in FAILED_BEFORE else ""
+    assert not trial.problems, f"{planned.id}{regressed} ({trial.note}):\n" + "\n".join(
+        trial.problems)
