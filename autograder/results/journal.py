@@ -167,7 +167,8 @@ def _keep(path: Path, kind: str) -> None:
         if first_missing is not None:  # made by this change, folders and all
             _append(change, json.dumps([_ABSENT, change.relative(first_missing)]))
         elif kind == "database" and _backup(path, target):
-            _append(change, json.dumps(["database", name, kept]))
+            # unchanged at rollback (nothing wrote it): left as it is
+            _append(change, json.dumps(["database", name, kept, *_state(path)]))
         elif kind == "tree" and path.is_dir() and not path.is_symlink():
             shutil.copytree(path, target, symlinks=True, copy_function=os.link)
             _append(change, json.dumps(["tree", name, kept]))
@@ -324,7 +325,7 @@ def _undo(root: Path, folder: Path) -> None:
         if kind == _ABSENT:
             _remove(path)
         elif kind == "database":
-            if kept is not None and kept.exists():
+            if kept is not None and kept.exists() and not _unchanged(path, entry[3:]):
                 _restore_database(kept, path)
         elif kept is not None and os.path.lexists(kept):  # else put back already
             if kind == "file" and _never_replaced(kept, path):  # its write failed (immutable)
@@ -336,6 +337,24 @@ def _undo(root: Path, folder: Path) -> None:
     done = root / f"{_DONE}-{os.getpid()}"
     os.rename(folder, done)
     shutil.rmtree(done, ignore_errors=True)
+
+
+def _state(database: Path) -> list[int]:
+    """What changes whenever SQLite commits to ``database``: its size, its time and the file
+    change counter in its header (bytes 24-27; the time alone is as coarse as a clock tick)."""
+    seen = os.stat(database)
+    with open(database, "rb") as handle:
+        counter = int.from_bytes(handle.read(28)[24:28], "big")
+    return [seen.st_size, seen.st_mtime_ns, counter]
+
+
+def _unchanged(database: Path, seen: list) -> bool:
+    """Whether ``database`` is as it was when kept (``_state`` then): a change that never
+    wrote it leaves its bytes alone (SQLite's backup would rewrite its pages)."""
+    try:
+        return len(seen) == 3 and _state(database) == list(seen)
+    except OSError:
+        return False
 
 
 def _never_replaced(kept: Path, path: Path) -> bool:

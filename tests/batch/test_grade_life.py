@@ -105,7 +105,8 @@ def test_the_late_student_stays_late_and_student_keeps_every_row(tmp_path):
     assert rows(root)["b-late"]["late"] == "yes" and rows(root)["a-on-time"]["late"] == "no"
 
 
-INTERRUPTED = "interrupted: what was already graded is kept; "
+INTERRUPTED = ("interrupted: every output of the root is as it was before this run; what was "
+               "already graded is kept; ")
 
 
 def ended(grader: subprocess.Popen, seconds: float) -> tuple[str, str]:

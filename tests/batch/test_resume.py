@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.base.course import RESULTS_JSON, Course
+from autograder.base.course import Course
 from autograder.batch import resume
 from autograder.batch.engine import grade_course
 from tests.support.h2 import SPEC
@@ -82,13 +82,13 @@ def test_a_killed_batch_loses_nothing(tmp_path):
     done: list[Path] = []
     while time.monotonic() < deadline and len(done) < 2:
         time.sleep(0.1)
-        done = [course.autograded(s) / RESULTS_JSON for s in roster
-                if (course.autograded(s) / RESULTS_JSON).exists()]
+        # What was graded is kept aside as it is saved (a link to its results.json), where
+        # the rerun takes it from.
+        done = [resume.path(course, s) for s in roster if resume.path(course, s).exists()]
     os.killpg(grader.pid, signal.SIGKILL)
     grader.wait()
     assert 2 <= len(done) < len(roster), "the kill should land mid-batch"
-    # What was graded is kept aside (a link to the same file), where the rerun takes it.
-    before = {path.parent.parent.name: path.stat().st_ino for path in done}
+    before = {path.stem: path.stat().st_ino for path in done}
 
     rerun = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stderr[-2000:]

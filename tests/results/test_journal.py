@@ -141,7 +141,7 @@ def test_recovery_finishes_a_rollback_that_was_itself_interrupted(root: Path):
     # The last entries undone first, as a rollback does, then "killed": the journal stays.
     journal._changes.pop(change.root, None)
     for line in reversed(lines[-2:]):
-        kind, name, kept = json.loads(line)
+        kind, name, kept = json.loads(line)[:3]
         if kind == "tree":
             shutil.rmtree(root / name)
             os.replace(change.folder / "kept" / kept, root / name)
@@ -196,3 +196,13 @@ def test_the_fault_hook_kills_right_after_the_chosen_write(root: Path, tmp_path:
     assert journal.recover(root)
     assert (root / "grades.csv").read_text() == "old grades\n"
     assert not (root / "a.txt").exists()
+
+
+def test_a_gradebook_kept_but_never_written_keeps_its_bytes(root: Path):
+    """Rolling back a change that kept the gradebook and never wrote it (a command refused
+    before grading) leaves every byte of it: SQLite's backup would rewrite its pages."""
+    before = (root / "gradebook.db").read_bytes()
+    with pytest.raises(RuntimeError), hold(root):
+        journal.before_database(root / "gradebook.db")
+        raise RuntimeError("refused before anything was written")
+    assert (root / "gradebook.db").read_bytes() == before

@@ -23,13 +23,13 @@ from tests.support.h2 import SPEC
 def _result(status: str, points: float = 10) -> SubmissionResult:
     parts = [PartResult(part.name, 0, part.points) for part in SPEC.parts]
     parts[0].points = points
-    return SubmissionResult("s1", SPEC.name, status, reason="h2_attention.ipynb is missing",
+    return SubmissionResult("s1", SPEC.name, status, reason=f"{SPEC.notebook} is missing",
                             parts=parts)
 
 
 def test_an_ungradable_results_json_says_it_has_no_total_and_why():
     output = _result(STATUS_UNGRADABLE).to_gradescope()["output"]
-    assert output == "no total (ungradable) — h2_attention.ipynb is missing"
+    assert output == f"no total (ungradable) — {SPEC.notebook} is missing"
     assert f"10 / {SPEC.total_points:g}" in _result(STATUS_GRADED).to_gradescope()["output"]
 
 

@@ -431,7 +431,15 @@ def collect(cohort: Cohort, archives: list[Path] | None = None,
     """``_collect`` as one change of the root (all or nothing: ``autograder.results.journal``),
     with submitted/ and downloaded/ kept first: nbgrader's own commands write them."""
     require_released(cohort)
-    with hold(cohort.root):
+    archives = list(archives or [])
+    if received is not None and not archives:
+        raise WorkflowError("--received is when the LMS received a download: give it "
+                            "together with --zip FILE")
+    if cohort.exchange is None and not archives:
+        raise WorkflowError(f"cohort {cohort.name} has no exchange (exchange = \"\" in "
+                            "cohorts.toml): collect its LMS download with --zip FILE")
+    _check_archives(archives, cohort.archive_limits)
+    with hold(cohort.root):  # refused above, before the root is held: nothing touched
         journal.before_tree(cohort.root / SUBMITTED)
         journal.before_tree(cohort.root / "downloaded")
         return _collect(cohort, archives, received)
@@ -456,14 +464,6 @@ def _collect(cohort: Cohort, archives: list[Path] | None = None,
     from autograder.integrations.cohorts import arrival
 
     archives = list(archives or [])
-    require_released(cohort)
-    if received is not None and not archives:
-        raise WorkflowError("--received is when the LMS received a download: give it "
-                            "together with --zip FILE")
-    if cohort.exchange is None and not archives:
-        raise WorkflowError(f"cohort {cohort.name} has no exchange (exchange = \"\" in "
-                            "cohorts.toml): collect its LMS download with --zip FILE")
-    _check_archives(archives, cohort.archive_limits)
     inbound = _inbound(cohort) if cohort.exchange is not None else None
     course = Course(cohort.root, cohort.assignment)
     known = _known_receipts(course)

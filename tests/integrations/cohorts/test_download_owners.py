@@ -184,6 +184,7 @@ def test_a_failed_download_leaves_nothing_and_the_next_one_collects_only_itself(
     cohort = fake_release(config)
     workflow.collect(cohort, [write_zip(tmp_path / "first.zip", honest("s001"))])
     before = tree(cohort.root / "submitted")
+    downloaded = tree(cohort.root / "downloaded")
     real = workflow.nbgrader
 
     def failing(cohort_, *args: str) -> str:
@@ -201,7 +202,7 @@ def test_a_failed_download_leaves_nothing_and_the_next_one_collects_only_itself(
     line = str(failed.value)
     assert "\n" not in line and "No space left on device" in line, line
     assert tree(cohort.root / "submitted") == before  # s001 as it was, no s002
-    assert not (cohort.root / "downloaded").exists()
+    assert tree(cohort.root / "downloaded") == downloaded  # as the first collect left it
 
     monkeypatch.setattr(workflow, "nbgrader", real)
     workflow.collect(cohort, [write_zip(tmp_path / "good.zip", honest("s003"))])

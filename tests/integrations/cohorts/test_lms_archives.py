@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.batch.root_lock import LOCK_FILE
 from autograder.integrations.cohorts import archives, workflow
 from autograder.integrations.cohorts.archives import ArchiveError, ArchiveLimits
 from autograder.integrations.cohorts.config import CohortConfigError, get_cohort
@@ -131,9 +132,11 @@ def cohort_cli(config: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def tree(root: Path) -> dict[str, bytes | None]:
-    """Every path under root with its content (None for a folder)."""
+    """Every path under root with its content (None for a folder), but the root's lock file:
+    the first command that holds the root makes it, and it stays (a lock file deleted while a
+    command waits on it would let two commands hold the root)."""
     return {str(p.relative_to(root)): (None if p.is_dir() else p.read_bytes())
-            for p in sorted(root.rglob("*"))}
+            for p in sorted(root.rglob("*")) if p.name != LOCK_FILE}
 
 
 def submitted(cohort: workflow.Cohort) -> dict[str, list[str]]:
