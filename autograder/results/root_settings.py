@@ -268,50 +268,48 @@ def settings_of_record(root: Path, assignment: str) -> Path | None:
     """The cohorts.toml whose settings are ``root``'s record for ``assignment`` (a cohort
     root), or None (a plain root: course.json is the record); ``RootSettingsError`` for a
     course.json that cannot be read."""
-    entry = _read_all(root).get(assignment)
-    found = entry.get(RECORD) if isinstance(entry, dict) else None
-    if found is not None and (not isinstance(found, str) or not found.strip()):
-        raise RootSettingsError(f"{path(root)}: {assignment!r}'s {RECORD} {found!r} is not a "
-                                "file's path: fix or remove it, then run `cohort grade` again")
-    return Path(found) if found else None
+    return _remembered_path(root, assignment, RECORD, f"{RECORD} {{found!r}} is not a file's "
+                            "path: fix or remove it, then run `cohort grade` again")
 
 
 def remember_record(root: Path, assignment: str, config: Path) -> bool:
     """Keep ``config`` (absolute) as the cohorts.toml of record for ``assignment`` in
     ``root``; returns whether course.json changed."""
-    # results.result (7-15 ms): not before the zygote starts
-    from autograder.results.result import write_atomically
-
-    data = _read_all(root)
-    entry = data.get(assignment) if isinstance(data.get(assignment), dict) else {}
-    if entry.get(RECORD) == str(config):
-        return False
-    data[assignment] = {**entry, RECORD: str(config)}
-    write_atomically(path(root), json.dumps(data, indent=2, sort_keys=True) + "\n")
-    return True
+    return _remember_path(root, assignment, RECORD, config)
 
 
 def remembered_bundle(root: Path, assignment: str) -> Path | None:
     """The folder of ``assignment``'s bundle that ``root`` remembers (``remember_bundle``),
     or None; ``RootSettingsError`` for a course.json that cannot be read."""
-    entry = _read_all(root).get(assignment)
-    found = entry.get(BUNDLE) if isinstance(entry, dict) else None
-    if found is not None and (not isinstance(found, str) or not found.strip()):
-        raise RootSettingsError(f"{path(root)}: {assignment!r}'s bundle {found!r} is not a "
-                                "folder's path: fix or remove it, then give --assignments DIR")
-    return Path(found) if found else None
+    return _remembered_path(root, assignment, BUNDLE, "bundle {found!r} is not a folder's "
+                            "path: fix or remove it, then give --assignments DIR")
 
 
 def remember_bundle(root: Path, assignment: str, folder: Path) -> bool:
     """Keep ``folder`` (absolute) as where ``assignment``'s bundle lives; returns whether
     course.json changed."""
+    return _remember_path(root, assignment, BUNDLE, folder)
+
+
+def _remembered_path(root: Path, assignment: str, key: str, wrong: str) -> Path | None:
+    """The path course.json keeps under ``key`` for ``assignment``, or None;
+    ``RootSettingsError`` (``wrong``, with ``{found!r}``) for one that is not a path."""
+    entry = _read_all(root).get(assignment)
+    found = entry.get(key) if isinstance(entry, dict) else None
+    if found is not None and (not isinstance(found, str) or not found.strip()):
+        raise RootSettingsError(f"{path(root)}: {assignment!r}'s " + wrong.format(found=found))
+    return Path(found) if found else None
+
+
+def _remember_path(root: Path, assignment: str, key: str, value: Path) -> bool:
+    """Keep ``value`` under ``key`` for ``assignment`` in course.json; whether it changed."""
     # results.result (7-15 ms): not before the zygote starts
     from autograder.results.result import write_atomically
 
     data = _read_all(root)
     entry = data.get(assignment) if isinstance(data.get(assignment), dict) else {}
-    if entry.get(BUNDLE) == str(folder):
+    if entry.get(key) == str(value):
         return False
-    data[assignment] = {**entry, BUNDLE: str(folder)}
+    data[assignment] = {**entry, key: str(value)}
     write_atomically(path(root), json.dumps(data, indent=2, sort_keys=True) + "\n")
     return True

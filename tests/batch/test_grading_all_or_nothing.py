@@ -23,6 +23,7 @@ import pytest
 from autograder.base.course import Course
 from autograder.results import journal
 from autograder.spec import REPO
+from tests.support.cohort_outputs import without
 from tests.support.commands import FAST
 from tests.support.vectors import BUNDLES, REFERENCE, VECTORS, WRONG_NORMALIZE, submit
 
@@ -49,14 +50,6 @@ def _run(root: Path, *args: str, env: dict[str, str] | None = None
                           check=False)
 
 
-def _plain(value: object) -> object:
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items() if k not in NOT_THE_GRADE}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
 def outputs(root: Path) -> dict[str, str]:
     """Every grade file of the root, as digests (results.json without what is not the grade;
     the feedback page without its grading day)."""
@@ -68,7 +61,7 @@ def outputs(root: Path) -> dict[str, str]:
             continue
         data = path.read_bytes()
         if path.name == "results.json":
-            data = json.dumps(_plain(json.loads(data)), sort_keys=True).encode()
+            data = json.dumps(without(json.loads(data), NOT_THE_GRADE), sort_keys=True).encode()
         if path.name == "feedback.html":
             day = json.loads(path.with_name("results.json").read_text())["extra_data"]["graded_on"]
             data = data.replace(day.encode(), b"<day>")

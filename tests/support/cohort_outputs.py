@@ -31,12 +31,13 @@ NOT_THE_GRADE = ("seconds", "graded_on", "grading_key", "submission_hash")
 GRADED_ON = "<dt>Graded on</dt><dd>{}</dd>"
 
 
-def _without(value: object) -> object:
-    """``value`` without the fields that are not the grade, wherever they are."""
+def without(value: object, fields: tuple[str, ...] = NOT_THE_GRADE) -> object:
+    """``value`` (plain JSON data) without ``fields`` (by default those that are not the
+    grade), wherever they are."""
     if isinstance(value, dict):
-        return {key: _without(item) for key, item in value.items() if key not in NOT_THE_GRADE}
+        return {key: without(item, fields) for key, item in value.items() if key not in fields}
     if isinstance(value, list):
-        return [_without(item) for item in value]
+        return [without(item, fields) for item in value]
     return value
 
 
@@ -58,7 +59,7 @@ def outputs(root: Path) -> dict[str, str]:
         if path.name == "feedback.html":
             data = _without_grading_day(data, path.with_name("results.json"))
         if path.name == "results.json":
-            data = json.dumps(_without(json.loads(data)), sort_keys=True).encode()
+            data = json.dumps(without(json.loads(data)), sort_keys=True).encode()
         digests[name] = hashlib.sha256(data).hexdigest()
     return digests
 

@@ -45,6 +45,7 @@ from pathlib import Path
 from autograder.base.course import TIMESTAMP_TXT
 from autograder.batch.root_lock import LOCK_FILE
 from autograder.spec import REPO
+from tests.support.cohort_outputs import without
 from tests.support.vectors import BUNDLES, REFERENCE, VECTORS, WRONG_NORMALIZE, submit
 
 ASSIGNMENT = VECTORS.name
@@ -210,14 +211,6 @@ def _normal(text: str, root: Path) -> str:
     return text.replace(str(root.resolve()), "<root>").replace(str(root), "<root>")
 
 
-def _without(value: object) -> object:
-    if isinstance(value, dict):
-        return {key: _without(item) for key, item in value.items() if key not in NOT_THE_GRADE}
-    if isinstance(value, list):
-        return [_without(item) for item in value]
-    return value
-
-
 def _read(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8")
@@ -230,7 +223,7 @@ def _json(path: Path, root: Path) -> object:
     if text is None:
         return None
     try:
-        return _without(json.loads(_normal(text, root)))
+        return without(json.loads(_normal(text, root)), NOT_THE_GRADE)
     except ValueError:
         return f"<not JSON: {len(text)} characters>"
 
