@@ -534,6 +534,7 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
     sandbox = launch_sandbox(options, assignment)
     # the grader: after the zygote is launched, so both warm up at once (test_early_sandbox)
     from autograder.batch.engine import grade_course
+    from autograder.results.decisions import DecisionError
     from autograder.results.result import STATUS_ERROR
     from autograder.sandbox.client import IsolationError
     from autograder.sandbox.uids import UidLeaseError
@@ -556,7 +557,7 @@ def _grade(args: argparse.Namespace, course: Course, assignment: Assignment) -> 
             published, stale = _publish(course, assignment)
         stages.save("coordinator")
     except (UsageError, IsolationError, UidLeaseError, GradebookError, ClusterError,
-            RootSettingsError, RootBusy, SpecError) as error:
+            RootSettingsError, RootBusy, SpecError, DecisionError) as error:
         journal.abandon(course.root)  # refused part-way: nothing of this run is kept
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -169,7 +169,9 @@ def up_to_date(
     try:
         saved = read(course.autograded(student) / RESULTS_JSON)
     except UnreadableRecord as error:  # regraded, never silently (issue 51, item 12)
-        print(f"{shown_id(student)}'s results.json is unreadable ({error.why}): regraded",
+        where = shown_id((course.autograded(student) / RESULTS_JSON).relative_to(course.root)
+                         .as_posix())
+        print(f"{where} is unreadable ({error.why}): {shown_id(student)} is regraded",
               flush=True)
         saved = None
     return _still_current(saved, assignment, due,

@@ -217,8 +217,8 @@ def status_lines(course: Course, assignment: Assignment) -> list[str]:
         lines.append(f"  not graded yet (resubmitted): {', '.join(map(shown_id, resubmitted[:10]))}"
                      f"{', ...' if len(resubmitted) > 10 else ''} (every output shows the "
                      "earlier submission's grade until autograde grades it)")
-    lines += [f"  unreadable results.json: {shown_id(s)} ({why}): autograde regrades it"
-              for s, why in broken.items()]
+    lines += [f"  unreadable: {_inside(course, course.autograded(s) / RESULTS_JSON)} of "
+              f"{shown_id(s)} ({why}): autograde regrades it" for s, why in broken.items()]
     review = [result for result in graded if result.needs_review]
     lines.append(f"to review: {len(review)}")
     lines += [line for result in review for line in _review_lines(result)]
@@ -232,6 +232,11 @@ def status_lines(course: Course, assignment: Assignment) -> list[str]:
             state = "current with results.json (not with the submissions above)"
         lines.append(f"  {output.name:<44} {_when(output.written)}  {state}")
     return lines
+
+
+def _inside(course: Course, path: Path) -> str:
+    """``path`` as the root's own (``autograded/<student>/<assignment>/results.json``)."""
+    return shown_id(path.relative_to(course.root).as_posix())
 
 
 def _change_lines(root: Path) -> list[str]:

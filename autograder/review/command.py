@@ -38,7 +38,13 @@ from autograder.batch.root_lock import RootBusy, hold
 from autograder.batch.versions import graded_files
 from autograder.report.command import add_root_assignment_arguments
 from autograder.results.decisions import DecisionError, Decisions
-from autograder.results.result import SubmissionResult, load, saved_results
+from autograder.results.result import (
+    SubmissionResult,
+    UnreadableRecord,
+    load,
+    read,
+    saved_results,
+)
 from autograder.views.gradebook import GradebookError, clear_manual_score
 from autograder.views.graded_notebook import text_to_judge
 from autograder.views.outputs import (
@@ -187,7 +193,12 @@ def _history(course: Course, decisions: Decisions, student: str) -> int:
 
 def _decide(course: Course, decisions: Decisions, args: argparse.Namespace,
             assignment: Assignment) -> int:
-    result = load(result_path(course, args.student))
+    try:
+        result = read(result_path(course, args.student))
+    except UnreadableRecord as error:
+        raise DecisionError(f"{error.path.relative_to(course.root).as_posix()} is unreadable "
+                            f"({error.why}): run autograde (it regrades it), then decide again"
+                            ) from None
     if result is None:
         raise DecisionError(unknown_student(course, args.student, decisions)
                             or f"no graded result for {shown_id(args.student)} in {course.root}: grade it "

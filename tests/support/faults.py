@@ -208,7 +208,10 @@ def copy_root(source: Path, where: Path) -> Path:
 
 
 def _normal(text: str, root: Path) -> str:
-    return text.replace(str(root.resolve()), "<root>").replace(str(root), "<root>")
+    """``text`` with the root's path, and a decision's day ("scored 8 by ta on 2026-12-07":
+    a trial may end on the day after its uninterrupted run), as placeholders."""
+    text = text.replace(str(root.resolve()), "<root>").replace(str(root), "<root>")
+    return re.sub(r"( by \S+ on )\d{4}-\d{2}-\d{2}", r"\1<day>", text)
 
 
 def _read(path: Path) -> str | None:
@@ -287,8 +290,11 @@ def snapshot(root: Path) -> dict[str, object]:
                            for part in decisions.get("parts", [])]
                           if isinstance(decisions, dict) else decisions)
     found["course.json"] = _json(root / "course.json", root)
+    # The grader's own files are not outputs: the lock (made by the first command that holds
+    # the root, and kept), the journal, and what a run graded kept to resume from.
     found["files"] = sorted(str(path.relative_to(root)) for path in root.rglob("*")
-                            if path.is_file() and "versions" not in path.relative_to(root).parts[:1])
+                            if path.is_file() and path.relative_to(root).parts[0] != "versions"
+                            and not path.relative_to(root).parts[0].startswith(".autograder"))
     found["versions"] = sorted(str(path.relative_to(root / "versions"))
                                for path in (root / "versions").rglob("results.json"))
     return {key: value for key, value in found.items() if value is not None}

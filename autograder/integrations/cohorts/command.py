@@ -49,6 +49,7 @@ from autograder.integrations.cohorts.config import (
 )
 from autograder.publish.export import ExportFiles
 from autograder.publish.export import lms_lines as export_lms_lines
+from autograder.results.decisions import DecisionError
 from autograder.sandbox.client import IsolationError
 from autograder.sandbox.uids import UidLeaseError
 from autograder.views.gradebook import GradebookError
@@ -210,7 +211,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     except (CohortConfigError, workflow.WorkflowError, IsolationError, UidLeaseError,
-            GradebookError, ClusterError, RootBusy) as error:
+            GradebookError, ClusterError, RootBusy, DecisionError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print("\n".join(lines))

@@ -40,7 +40,9 @@ def write_files(course: Course, canvas_settings: CanvasSettings,
     seen = {result.student for result in results}
     why = {student: unreadable(course.autograded(student) / RESULTS_JSON)
            for student in students if student not in seen}
-    grades, left_out = split(results, students, {s: text for s, text in why.items() if text})
+    grades, left_out = split(results, students, {
+        s: f"autograded/{s}/{course.assignment}/{RESULTS_JSON} is unreadable ({text})"
+        for s, text in why.items() if text})
     return LmsFiles(
         canvas=canvas.write(course.root / canvas.FILE_NAME, grades, canvas_settings,
                             points_possible),

@@ -44,7 +44,8 @@ UNREADABLE = "unreadable"
 def split(results: Iterable[SubmissionResult], students: Iterable[str] = (),
           unreadable: dict[str, str] | None = None) -> tuple[list[LmsGrade], list[LeftOut]]:
     """The graded students' grades and the others (``students`` with no result at all
-    among them; ``unreadable``: those whose results.json is there but unreadable, and why),
+    among them; ``unreadable``: those whose results.json is there but unreadable, and which
+    file and why, in words),
     each sorted by student id."""
     unreadable = unreadable or {}
     grades, left_out = [], []
@@ -55,8 +56,7 @@ def split(results: Iterable[SubmissionResult], students: Iterable[str] = (),
         else:
             left_out.append(LeftOut(result.student, result.status, result.reason))
     seen = {result.student for result in results}
-    left_out += [LeftOut(student, UNREADABLE, f"its results.json is unreadable "
-                         f"({unreadable[student]}): autograde regrades it")
+    left_out += [LeftOut(student, UNREADABLE, f"{unreadable[student]}: autograde regrades it")
                  if student in unreadable else
                  LeftOut(student, NOT_GRADED, "no results.json yet: grade the cohort first")
                  for student in sorted(set(students) - seen)]
