@@ -40,8 +40,9 @@ def test_an_unreadable_record_is_named_and_regraded_a_newer_one_refused(tmp_path
 
     again = _autograde(root)
     assert again.returncode == 0, again.stdout + again.stderr
-    assert "s1's results.json is unreadable (" in again.stdout and "): regraded" in again.stdout
-    assert "s2's results.json" not in again.stdout  # up to date: not graded again
+    where = truncated.relative_to(root).as_posix()
+    assert f"{where} is unreadable (" in again.stdout and "): s1 is regraded" in again.stdout
+    assert "autograded/s2/" not in again.stdout  # readable and up to date: not graded again
     assert load(truncated) is not None  # regraded
 
     newer = course.autograded("s2") / RESULTS_JSON

@@ -125,7 +125,8 @@ def test_an_unreadable_record_is_named_and_a_newer_one_refused(root):
     good = broken.read_text(encoding="utf-8")
     broken.write_text(good[:300], encoding="utf-8")  # truncated
     lines = _status(root).stdout.splitlines()
-    assert any(line.startswith("  unreadable results.json: s1 (") for line in lines), lines
+    assert any(line.startswith(f"  unreadable: autograded/s1/{SPEC.name}/results.json of s1 (")
+               for line in lines), lines
     data = json.loads(good)
     data["extra_data"]["format"] = FORMAT + 1
     broken.write_text(json.dumps(data), encoding="utf-8")

@@ -60,7 +60,8 @@ def test_an_unreadable_results_json_is_named_by_export_not_called_missing(tmp_pa
     done = _export(config)
     assert done.returncode == 0, done.stderr
     (line,) = [line for line in done.stdout.splitlines() if line.startswith("  s2:")]
-    assert "unreadable" in line and "no results.json yet" not in line, line
+    assert f"autograded/s2/{course.assignment}/results.json is unreadable" in line, line
+    assert "no results.json yet" not in line, line
 
 
 def test_ctrl_c_in_cohort_collect_does_not_say_graded_work_is_kept(tmp_path, monkeypatch, capsys):
