@@ -222,17 +222,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {line}", file=sys.stderr)
         return 1
     except Exception as error:  # a record a newer grader wrote: one line (never imported here)
+        stop = _stop_behind(error)
+        if stop is not None:  # a signal that landed where Python wraps what it raises
+            return _stopped(stop, args)
         record = sys.modules.get("autograder.results.result")
         if record is None or not isinstance(error, record.NewerRecord):
             raise
         print(f"error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as error:  # Ctrl-C, SIGTERM, SIGHUP (autograder.batch.interrupts)
-        print(interrupts.stopped_by(error) + interrupted_line(args).removeprefix("interrupted"),
-              file=sys.stderr)
-        return interrupts.exit_status(error)
+        return _stopped(error, args)
     finally:
         restore()
+
+
+def _stopped(error: KeyboardInterrupt, args: argparse.Namespace | None) -> int:
+    """Ctrl-C, SIGTERM or SIGHUP: the command's one line, and 128 + the signal."""
+    print(interrupts.stopped_by(error) + interrupted_line(args).removeprefix("interrupted"),
+          file=sys.stderr)
+    return interrupts.exit_status(error)
+
+
+def _stop_behind(error: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C (or SIGTERM, SIGHUP) an exception was raised from: a signal that lands
+    while Python creates a class wraps it in a ``RuntimeError`` ("Error calling
+    __set_name__"), seen when SIGHUP came during an import."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
 
 
 def interrupted_line(args: argparse.Namespace | None) -> str:
