@@ -36,17 +36,19 @@ def test_the_grading_day_is_left_out_and_a_changed_grade_is_not(graded_sample_co
     shutil.copytree(graded_sample_cohort / "autograded", copy / "autograded")
     shutil.copy2(graded_sample_cohort / "grades.csv", copy / "grades.csv")
     before = cohort_outputs.outputs(copy)
+    regraded = 0
     for results_json in (copy / "autograded").glob("*/*/results.json"):
         record = json.loads(results_json.read_text(encoding="utf-8"))
-        if not record.get("graded_on"):
-            continue
+        day = record["extra_data"]["graded_on"]  # the record's field (not results.json's own)
         page = results_json.with_name("feedback.html")
-        old = cohort_outputs.GRADED_ON.format(record["graded_on"])
-        assert old in page.read_text(encoding="utf-8")
+        old = cohort_outputs.GRADED_ON.format(day)
+        assert day and old in page.read_text(encoding="utf-8")
         page.write_text(page.read_text(encoding="utf-8").replace(
             old, cohort_outputs.GRADED_ON.format("1999-01-01")), encoding="utf-8")
-        results_json.write_text(json.dumps({**record, "graded_on": "1999-01-01"}),
-                                encoding="utf-8")
+        record["extra_data"]["graded_on"] = "1999-01-01"
+        results_json.write_text(json.dumps(record), encoding="utf-8")
+        regraded += 1
+    assert regraded == 16  # every student's page was changed: the check is not vacuous
     assert cohort_outputs.outputs(copy) == before
     page = copy / "autograded" / "s001-correct" / "h2_attention" / "feedback.html"
     assert "<strong>100</strong> / 100" in page.read_text(encoding="utf-8")

@@ -43,7 +43,7 @@ def without(value: object, fields: tuple[str, ...] = NOT_THE_GRADE) -> object:
 
 def _without_grading_day(page: bytes, results_json: Path) -> bytes:
     """The feedback page with its "Graded on" day (the record's ``graded_on``) as a placeholder."""
-    day = json.loads(results_json.read_text(encoding="utf-8")).get("graded_on", "")
+    day = json.loads(results_json.read_text(encoding="utf-8"))["extra_data"]["graded_on"]
     return page.replace(GRADED_ON.format(day).encode(), GRADED_ON.format("<graded_on>").encode())
 
 

@@ -605,7 +605,7 @@ def full_disk(scenario: Scenario, where: Path, ref: Reference, leave: int) -> Tr
     line naming the disk's problem, leave nothing half-written, and complete once there is
     room."""
     trial = Trial("full disk" + (f" ({leave} bytes free)" if leave else ""), scenario.name)
-    with small_tmpfs(where, size(scenario.base) // 1024 * 3 + 8192) as disk:
+    with small_tmpfs(where / "disk", size(scenario.base) // 1024 * 3 + 8192) as disk:
         root = copy_root(scenario.base, disk)
         filler = fill(disk, leave)
         done = run(scenario.argv(root))
