@@ -34,8 +34,11 @@ def _run(root: Path, *args: str, env: dict[str, str] | None = None
          ) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "autograder", *args,
                *(a.format(root=root) for a in COMMON)]
+    # Ctrl-C heard, whatever the runner was started with (a background job ignores it, and so
+    # would the command: autograder.batch.interrupts keeps an ignored Ctrl-C ignored).
     return subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, **(env or {})}, check=False)
+                          env={**os.environ, **(env or {})}, check=False,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def _outputs(root: Path) -> dict[str, object]:

@@ -4,12 +4,12 @@ Making grading cheaper (issue 40) must leave every output as it was, byte for by
 student's results.json, feedback.html and graded notebook, and grades.csv.
 ``tests/batch/sample_cohort_outputs.json`` holds their SHA-256 digests; ``test_same_outputs``
 grades the cohort with today's grader (the session's ``graded_sample_cohort``) and compares.
-Four fields of results.json are left out, because they are not the grade: how long grading
+Five fields of results.json are left out, because they are not the grade: how long grading
 took (``seconds``), the day it was graded (``graded_on``: the digests must hold on any later
 day, so the feedback page's "Graded on" day reads as ``<graded_on>`` too), the grading key (a
 digest of the grader's code, which changes with every edit of it, and is there to make the
-next run regrade) and the submission's digest (the reference-reading student's notebook names
-the checkout's path). That path reads as ``<repo>`` elsewhere, so a clone anywhere compares. Regenerate the file only when
+next run regrade) and the digests of the submission and of each part's inputs (the
+reference-reading student's notebook names the checkout's path). That path reads as ``<repo>`` elsewhere, so a clone anywhere compares. Regenerate the file only when
 an output is meant to change, and say so in the commit::
 
     .venv/bin/python -m tests.support.cohort_outputs tests/batch/sample_cohort_outputs.json
@@ -27,7 +27,7 @@ from autograder.spec import REPO
 from tests.support.cohort_scores import grade_sample_cohort
 from tests.support.h2 import SPEC
 
-NOT_THE_GRADE = ("seconds", "graded_on", "grading_key", "submission_hash")
+NOT_THE_GRADE = ("seconds", "graded_on", "grading_key", "submission_hash", "inputs_hash")
 GRADED_ON = "<dt>Graded on</dt><dd>{}</dd>"
 
 
