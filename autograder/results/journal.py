@@ -29,6 +29,7 @@ from __future__ import annotations
 import errno
 import filecmp
 import fnmatch
+import gc
 import json
 import os
 import shutil
@@ -383,7 +384,10 @@ def _remove(path: Path) -> None:
 
 def _restore_database(kept: Path, database: Path) -> None:
     """The database as ``kept`` holds it, written into the file itself (connections others
-    hold, formgrader's, stay valid)."""
+    hold, formgrader's, stay valid). A connection of this process that the interrupt left
+    open (nbgrader's, stopped mid-write) would hold SQLite's lock: the garbage collector
+    closes it first."""
+    gc.collect()
     with closing(sqlite3.connect(kept)) as source, \
             closing(sqlite3.connect(database, timeout=30)) as live:
         source.backup(live)
