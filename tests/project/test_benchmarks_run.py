@@ -46,3 +46,9 @@ def test_the_stage_tables_of_two_kept_revisions_compare():
     assert len(kept) >= 2
     out = _run("stage_table.py", str(kept[0]), str(kept[1]))
     assert "sandbox side" in out, out
+
+
+def test_the_journals_overhead_is_measured_inside_a_change():
+    out = _run("journal_overhead.py", "--students", "5", "--rounds", "1")
+    assert re.search(r"plain: [\d.]+-[\d.]+ s CPU for 15 writes", out), out
+    assert re.search(r"journaled: [\d.]+-[\d.]+ s CPU for 15 writes", out), out
